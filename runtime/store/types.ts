@@ -1,0 +1,67 @@
+// The contract between the snapshot loader and everything that answers requests.
+// A Store is a set of zero-copy views over the snapshot's section bytes; it never touches fs.
+import type { CityRecord, CountryRecord, PostcodeRecord, RegionRecord, StateRecord, SubregionRecord } from '../format/model.js';
+import type { Manifest } from '../format/manifest.js';
+
+/** One entity's records. `row` is the dense position in the snapshot's order; `id` the dataset id. */
+export interface EntityTable<R> {
+  readonly count: number;
+  /** Decodes one row into a plain record (all stored fields, nulls for absent values). */
+  record(row: number): R;
+  /** The row holding dataset id `id`, or -1. */
+  rowById(id: number): number;
+  /** The dataset id of a row, without decoding the record. */
+  idAt(row: number): number;
+  /** The English name of a row (postcodes: the code), without decoding the record. */
+  nameAt(row: number): string;
+}
+
+/**
+ * Row orders, fixed at build time so that lists are contiguous ranges:
+ * - regions, subregions: by id.
+ * - countries: by name (then id). Country list = rows 0..count-1.
+ * - states: grouped by country row, then by name, then id.
+ * - cities: grouped by country row, then state row, then by name, then id.
+ * - postcodes: grouped by country row, then postcodeKey(code), then code, then id.
+ * Names compare by matchKey() first, then the raw name, then id (deterministic).
+ *
+ * Ranges are half-open [start, end) arrays indexed by the parent's row.
+ */
+export interface Relations {
+  countryStates: RowRanges;
+  countryCities: RowRanges;
+  stateCities: RowRanges;
+  countryPostcodes: RowRanges;
+  /** Parent rows (-1 when the parent is absent). */
+  stateCountryRow: Int32Array;
+  cityStateRow: Int32Array;
+  cityCountryRow: Int32Array;
+  postcodeStateRow: Int32Array;
+  postcodeCityRow: Int32Array;
+  countryRegionRow: Int32Array;
+  countrySubregionRow: Int32Array;
+  subregionRegionRow: Int32Array;
+  /** Population per row, -1 when unknown (used by ranking without decoding records). */
+  cityPopulation: Float64Array;
+  statePopulation: Float64Array;
+  countryPopulation: Float64Array;
+}
+
+export interface RowRanges {
+  start: Int32Array;
+  end: Int32Array;
+}
+
+export interface Store {
+  readonly manifest: Manifest;
+  readonly regions: EntityTable<RegionRecord>;
+  readonly subregions: EntityTable<SubregionRecord>;
+  readonly countries: EntityTable<CountryRecord>;
+  readonly states: EntityTable<StateRecord>;
+  readonly cities: EntityTable<CityRecord>;
+  readonly postcodes: EntityTable<PostcodeRecord>;
+  readonly relations: Relations;
+  /** Raw section payloads by name, for the index modules (`GeoIndex.from(store.section('geo.cities'))`). */
+  section(name: string): ArrayBufferLike;
+  hasSection(name: string): boolean;
+}

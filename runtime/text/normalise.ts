@@ -1,0 +1,36 @@
+// One text normaliser for build and runtime: every key written into an index at build time
+// and every query probing it at request time goes through the same functions.
+
+// Letters that NFD does not decompose into base + mark but that users type without the stroke.
+const SPECIAL_FOLDS: Record<string, string> = {
+  'ß': 'ss', 'æ': 'ae', 'œ': 'oe', 'ø': 'o', 'đ': 'd', 'ð': 'd', 'ł': 'l', 'ı': 'i', 'þ': 'th', 'ħ': 'h', 'ŧ': 't', 'ŋ': 'n',
+};
+const SPECIAL_RE = /[ßæœøđðłıþħŧŋ]/g;
+const MARKS_RE = /\p{M}+/gu;
+const SPACES_RE = /\s+/gu;
+
+/** Case folding only: NFC, lower case, outer whitespace trimmed, inner runs collapsed. */
+export function foldCase(text: string): string {
+  return text.normalize('NFC').toLowerCase().replace(SPACES_RE, ' ').trim();
+}
+
+/**
+ * The diacritic-insensitive matching form used by q filters, autocomplete and prefix keys:
+ * `São Paulo` → `sao paulo`, `Zürich` → `zurich`, `Łódź` → `lodz`.
+ */
+export function matchKey(text: string): string {
+  let folded = text.normalize('NFKD').toLowerCase().replace(MARKS_RE, '');
+  if (SPECIAL_RE.test(folded)) folded = folded.replace(SPECIAL_RE, (ch) => SPECIAL_FOLDS[ch] ?? ch);
+  SPECIAL_RE.lastIndex = 0;
+  return folded.normalize('NFC').replace(SPACES_RE, ' ').trim();
+}
+
+/** Trim, upper-case and collapse inner whitespace runs: the form the spec echoes as `meta.query`. */
+export function postcodeDisplayQuery(code: string): string {
+  return code.trim().replace(SPACES_RE, ' ').toUpperCase();
+}
+
+/** Postcode lookup key: upper case with every space removed, so `SW1A1AA` finds `SW1A 1AA`. */
+export function postcodeKey(code: string): string {
+  return code.replace(SPACES_RE, '').toUpperCase();
+}
