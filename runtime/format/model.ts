@@ -3,7 +3,8 @@
 // Absent source keys are null. Coordinates keep the source's decimal text (the spec serves them
 // as strings); numeric copies for the KD-trees are derived from them.
 // JSON-text fields (`timezones`, `translations`) hold the compact JSON.stringify of the source
-// value, or null.
+// value, or null. An empty source object/array (`{}`, `[]`) is stored as null: it carries no data,
+// and the npm package writes `{}` where the contributions layout writes null for the same rows.
 
 export interface RegionRecord {
   id: number;

@@ -1,4 +1,221 @@
-import type { Operation } from './types.js';
+// Postcode exact lookup and cursor-paginated search (spec: GET /v1/countries/{countryCode}/postcodes[/{code}]).
+// Both answer in error shape B. Decisions where the spec is silent:
+// - `fields` is accepted on the lookup too (same gate as on the list: fieldsFiltering, Supporter+).
+// - `sort` on the list is a 400: the order is always code, then id, and silently ignoring it
+//   would let a client believe its order was applied.
+// - Lookup: codes match on postcodeKey (spaces removed, case ignored); when some of the matches
+//   are spelled exactly like the query (spaces collapsed, case ignored), only those are returned.
+// - A cursor may be sent with all of its filters (q, state_code, city_id, type) or with none of
+//   them; anything else (a different value, a filter added or left out) is a filter mismatch.
+// - Cache-Control is `private` on both operations: bodies depend on the key's plan (field tier),
+//   so shared caches must not store them (the spec says `public` for the list).
+import { CursorCodec, CursorError, cursorSecretsFromEnv, sameFilters, shareEphemeralSecret, type CursorSecrets, type PostcodeFilters } from '../engine/postcodes/cursor.js';
+import { PostcodeEngine } from '../engine/postcodes/engine.js';
+import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../engine/postcodes/records.js';
+import { ifNoneMatchHits, ResponseCache, responseCacheLimitsFromEnv, strongEtag } from '../engine/postcodes/response-cache.js';
+import { postcodeTypeKey, stateCodeKey } from '../format/postcode-sections.js';
+import { postcodeDisplayQuery } from '../text/normalise.js';
+import { fieldsParam, intParam, invalidParam, qParam } from './params.js';
+import { ApiError, type Operation, type Reply, type RequestContext } from './types.js';
+
+export const POSTCODE_CODE_MAX_CHARS = 20;
+export const POSTCODE_LIMIT = { min: 1, max: 100, fallback: 50 } as const;
+export const LOOKUP_TTL_MS = 24 * 60 * 60 * 1000;
+export const LIST_TTL_MS = 60 * 60 * 1000;
+const LOOKUP_CACHE_CONTROL = 'private, max-age=86400';
+const LIST_CACHE_CONTROL = 'private, max-age=3600';
+
+const COUNTRY_CODE_RE = /^[A-Za-z]{2}$/;
+const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/;
+const STATE_CODE_RE = /^[A-Za-z0-9-]{1,255}$/;
+const CITY_ID_RE = /^\d{1,15}$/;
+const TYPE_RE = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** Shared by both operations: the rendered-response cache and the cursor signer. */
+const responses = new ResponseCache(responseCacheLimitsFromEnv());
+// Created when the module loads (each worker thread at start), so that threads without a configured
+// secret exchange their random keys before any request arrives (see shareEphemeralSecret).
+let cursorCodec = codecFromEnv();
+let warnedEphemeral = false;
+
+function codecFromEnv(): CursorCodec {
+  const secrets = cursorSecretsFromEnv();
+  if (secrets.ephemeral) shareEphemeralSecret(secrets);
+  return new CursorCodec(secrets);
+}
+
+/** Replaces the cursor secrets (CLI configuration, tests); by default they come from the environment. */
+export function configurePostcodeCursors(secrets: CursorSecrets): void {
+  cursorCodec = new CursorCodec(secrets);
+}
+
+function cursors(): CursorCodec {
+  if (cursorCodec.ephemeral && !warnedEphemeral) {
+    warnedEphemeral = true;
+    console.warn('geoapi: GEOAPI_CURSOR_SECRET is not set; postcode cursors are signed with a random per-process secret and stop working after a restart or on another replica.');
+  }
+  return cursorCodec;
+}
+
+/** For tests and benchmarks: empties the response cache. */
+export function clearPostcodeResponseCache(): void {
+  responses.clear();
+}
+
+function echo(value: string): string {
+  return JSON.stringify(value.length > 24 ? `${value.slice(0, 24)}…` : value);
+}
+
+function countryCodeParam(ctx: RequestContext): string {
+  const raw = ctx.params.countryCode ?? '';
+  if (!COUNTRY_CODE_RE.test(raw)) {
+    throw new ApiError(400, `countryCode must be a 2-letter ISO code (ISO 3166-1 alpha-2, e.g. US); alpha-3 codes and numeric ids are not accepted, found ${echo(raw)}.`);
+  }
+  return raw.toUpperCase();
+}
+
+/** The trimmed code, validated as the spec's path rules say. */
+function codeParam(ctx: RequestContext): string {
+  const code = (ctx.params.code ?? '').trim();
+  if (code === '') throw new ApiError(400, 'Postcode must not be empty.');
+  const chars = [...code].length;
+  if (chars > POSTCODE_CODE_MAX_CHARS) throw new ApiError(400, `Postcode must be at most ${POSTCODE_CODE_MAX_CHARS} characters, found ${chars}.`);
+  if (code.includes('/') || code.includes('\\')) throw new ApiError(400, 'Postcode must not contain "/" or "\\".');
+  if (CONTROL_RE.test(code)) throw new ApiError(400, 'Postcode must not contain control characters.');
+  return code;
+}
+
+function notFound(reason: 'country_not_found' | 'postcode_coverage_unavailable' | 'postcode_not_found', countryCode: string): ApiError {
+  const messages = {
+    country_not_found: 'Country not found.',
+    postcode_coverage_unavailable: `No postcode data is available for ${countryCode}.`,
+    postcode_not_found: `Postcode not found in ${countryCode}.`,
+  };
+  return new ApiError(404, messages[reason], { reason });
+}
+
+function cachedReply(ctx: RequestContext, cacheKey: string, ttlMs: number, cacheControl: string, render: () => string): Reply {
+  const nowMs = ctx.now.getTime();
+  let entry = responses.get(cacheKey, nowMs);
+  const hit = entry !== undefined;
+  if (entry === undefined) {
+    const body = render();
+    entry = { body, etag: strongEtag(body, ctx.caller.tier), expiresAtMs: nowMs + ttlMs };
+    responses.set(cacheKey, entry);
+  }
+  const headers = { ETag: entry.etag, 'Cache-Control': cacheControl, 'X-Cache': hit ? 'HIT' : 'MISS' };
+  if (ifNoneMatchHits(ctx.header('if-none-match'), entry.etag)) return { status: 304, body: '', headers };
+  return { status: 200, body: entry.body, headers };
+}
+
+function fieldsKey(fields: readonly string[] | null): string {
+  return fields === null ? '*' : fields.join(',');
+}
+
+const postcodeLookup: Operation = {
+  name: 'postcodeLookup',
+  path: '/v1/countries/:countryCode/postcodes/:code',
+  errorShape: 'B',
+  handle(ctx) {
+    const countryCode = countryCodeParam(ctx);
+    const code = codeParam(ctx);
+    const fields = fieldsParam(ctx, POSTCODE_FIELDS);
+    const engine = PostcodeEngine.of(ctx.store);
+    const query = postcodeDisplayQuery(code);
+    const tier = ctx.caller.tier;
+    const cacheKey = ['lookup', engine.dataVersion, countryCode, query, tier, fieldsKey(fields)].join('\u0000');
+    // The outcome is computed before the cache so errors are never cached (they are cheap).
+    const outcome = engine.lookup(countryCode, code);
+    if (outcome.kind !== 'found') throw notFound(outcome.kind, countryCode);
+    return cachedReply(ctx, cacheKey, LOOKUP_TTL_MS, LOOKUP_CACHE_CONTROL, () => {
+      const records = outcome.rows.map((row) => ctx.store.postcodes.record(row));
+      const data = serializePostcodes(postcodeProjection(tier, fields), records);
+      const meta = JSON.stringify({ country_code: countryCode, query, match_count: records.length });
+      return `{"data":${data},"meta":${meta}}`;
+    });
+  },
+};
+
+/** The filters named in the query, normalised; null when the request names none. */
+function requestFilters(ctx: RequestContext): PostcodeFilters | null {
+  const q = qParam(ctx, { min: 2, max: 100 });
+  const stateCodeRaw = ctx.query.get('state_code');
+  if (stateCodeRaw !== undefined && !STATE_CODE_RE.test(stateCodeRaw)) {
+    throw invalidParam('state_code', `must be 1 to 255 letters, digits or hyphens (e.g. CA), found ${echo(stateCodeRaw)}`);
+  }
+  const cityIdRaw = ctx.query.get('city_id');
+  if (cityIdRaw !== undefined && (!CITY_ID_RE.test(cityIdRaw) || Number(cityIdRaw) < 1)) {
+    throw invalidParam('city_id', `must be a positive integer of at most 15 digits (e.g. 1234), found ${echo(cityIdRaw)}`);
+  }
+  const typeRaw = ctx.query.get('type');
+  if (typeRaw !== undefined && !TYPE_RE.test(typeRaw)) {
+    throw invalidParam('type', `must be 1 to 32 letters, digits, _ or - (e.g. full, po_box), found ${echo(typeRaw)}`);
+  }
+  if (q === null && stateCodeRaw === undefined && cityIdRaw === undefined && typeRaw === undefined) return null;
+  return {
+    q: q?.key ?? null,
+    stateCode: stateCodeRaw === undefined ? null : stateCodeKey(stateCodeRaw),
+    cityId: cityIdRaw === undefined ? null : Number(cityIdRaw),
+    type: typeRaw === undefined ? null : postcodeTypeKey(typeRaw),
+  };
+}
+
+const NO_FILTERS: PostcodeFilters = { q: null, stateCode: null, cityId: null, type: null };
+
+const postcodeSearch: Operation = {
+  name: 'postcodeSearch',
+  path: '/v1/countries/:countryCode/postcodes',
+  errorShape: 'B',
+  handle(ctx) {
+    const countryCode = countryCodeParam(ctx);
+    if (ctx.query.has('fields')) ctx.requireFeature('fieldsFiltering');
+    if (ctx.query.has('sort')) {
+      throw invalidParam('sort', 'postcodes are always ordered by code, then id; this operation has no sort parameter');
+    }
+    const fields = fieldsParam(ctx, POSTCODE_FIELDS);
+    const limit = intParam(ctx, 'limit', POSTCODE_LIMIT)!;
+    const named = requestFilters(ctx);
+    const cursorText = ctx.query.get('cursor');
+
+    const engine = PostcodeEngine.of(ctx.store);
+    const countryRow = engine.countryRow(countryCode);
+    if (countryRow < 0) throw notFound('country_not_found', countryCode);
+
+    let filters = named ?? NO_FILTERS;
+    let afterRow: number | null = null;
+    const nowMs = ctx.now.getTime();
+    if (cursorText !== undefined) {
+      let state;
+      try {
+        state = cursors().decode(cursorText, { dataVersion: engine.dataVersion, nowMs });
+      } catch (error) {
+        if (error instanceof CursorError) throw new ApiError(400, error.message);
+        throw error;
+      }
+      if (state.country !== countryCode) throw new ApiError(400, new CursorError('country').message);
+      if (named !== null && !sameFilters(named, state.filters)) throw new ApiError(400, new CursorError('filters').message);
+      const [start, end] = engine.countryRange(countryRow);
+      if (state.lastRow < start || state.lastRow >= end) throw new ApiError(400, new CursorError('invalid').message);
+      filters = state.filters;
+      afterRow = state.lastRow;
+    }
+
+    const tier = ctx.caller.tier;
+    const cacheKey = [
+      'search', engine.dataVersion, countryCode, filters.q ?? '', filters.stateCode ?? '', filters.cityId ?? '', filters.type ?? '',
+      afterRow ?? '', limit, tier, fieldsKey(fields),
+    ].join('\u0000');
+    return cachedReply(ctx, cacheKey, LIST_TTL_MS, LIST_CACHE_CONTROL, () => {
+      const page = engine.search({ countryRow, filters, afterRow, limit });
+      const records = page.rows.map((row) => ctx.store.postcodes.record(row));
+      const data = serializePostcodes(postcodeProjection(tier, fields), records);
+      const nextCursor = page.hasMore
+        ? cursors().encode({ country: countryCode, dataVersion: engine.dataVersion, filters, lastRow: page.rows[page.rows.length - 1]!, issuedAtMs: nowMs })
+        : null;
+      return `{"data":${data},"pagination":${JSON.stringify({ limit, next_cursor: nextCursor, has_more: page.hasMore })}}`;
+    });
+  },
+};
 
 /** Postcode exact lookup and cursor-paginated search. */
-export const postcodeOperations: Operation[] = [];
+export const postcodeOperations: Operation[] = [postcodeLookup, postcodeSearch];

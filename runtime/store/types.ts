@@ -23,9 +23,12 @@ export interface EntityTable<R> {
  * - states: grouped by country row, then by name, then id.
  * - cities: grouped by country row, then state row, then by name, then id.
  * - postcodes: grouped by country row, then postcodeKey(code), then code, then id.
- * Names compare by matchKey() first, then the raw name, then id (deterministic).
+ * Names compare by matchKey() first, then the raw name, then id (deterministic); strings compare
+ * by UTF-16 code units (`<`), except postcode keys and codes, which compare in UTF-8 byte order
+ * (the order StringTable's binary search uses; identical for ASCII).
+ * Rows whose parent is absent or dangling sort after those of every parent (validation warns).
  *
- * Ranges are half-open [start, end) arrays indexed by the parent's row.
+ * Ranges are half-open [start, end) arrays indexed by the parent's row; an empty range is [0, 0).
  */
 export interface Relations {
   countryStates: RowRanges;

@@ -6,7 +6,9 @@ const SPECIAL_FOLDS: Record<string, string> = {
   'ß': 'ss', 'æ': 'ae', 'œ': 'oe', 'ø': 'o', 'đ': 'd', 'ð': 'd', 'ł': 'l', 'ı': 'i', 'þ': 'th', 'ħ': 'h', 'ŧ': 't', 'ŋ': 'n',
 };
 const SPECIAL_RE = /[ßæœøđðłıþħŧŋ]/g;
-const MARKS_RE = /\p{M}+/gu;
+// Only the combining diacritics (U+0300–U+036F) go: they are what Latin, Greek and Cyrillic accents
+// decompose into. Other marks carry meaning (Japanese voicing marks, Indic vowel signs) and stay.
+const MARKS_RE = /[\u0300-\u036f]+/g;
 const SPACES_RE = /\s+/gu;
 
 /** Case folding only: NFC, lower case, outer whitespace trimmed, inner runs collapsed. */

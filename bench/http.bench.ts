@@ -1,0 +1,206 @@
+// HTTP load benchmark: geoapi (`geoapi serve`, uWS) against a plain Node `http` server that holds
+// the same answers as objects in memory and serialises them per request (bench/http-baseline.ts).
+// Both run in their own process; the load generator (autocannon) runs in a third process, one run
+// at a time, the two servers interleaved round by round so that machine noise hits both alike.
+// Reported: requests/s and latency p50/p99 per route, and geoapi/baseline ratios.
+//
+// Run: `npm run bench -- http`, or `node dist/bench/http.bench.js`. Settings (environment):
+//   GEOAPI_BENCH_SECONDS (5) per run, GEOAPI_BENCH_ROUNDS (3), GEOAPI_BENCH_CONNECTIONS (32),
+//   GEOAPI_BENCH_THREADS (1: geoapi worker threads; the baseline is one thread),
+//   GEOAPI_BENCH_SNAPSHOT (default: the default snapshot, built if needed).
+// On a 2-core machine the generator and the server share the CPU: compare ratios, not absolutes.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { addKey, newKeyFile, writeKeyFile } from '../runtime/access/keys.js';
+
+const ROUTES = ['/v1/countries', '/v1/countries/US/states/CA/cities', '/v1/countries/IN', '/v1/phone/parse?number=%2B14155552671'];
+const CLI = fileURLToPath(new URL('../runtime/cli/main.js', import.meta.url));
+const BASELINE = fileURLToPath(new URL('./http-baseline.js', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface RunResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  bad: number;
+}
+
+interface Server {
+  name: string;
+  url: string;
+  child: ChildProcess;
+}
+
+const setting = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name}: expected a positive number, found ${process.env[name]}`);
+  return value;
+};
+
+/** Spawns a server and resolves once a line of its stdout matches `ready` (group 1: the port). */
+function startChild(name: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<Server> {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match) resolve({ name, url: `http://127.0.0.1:${match[1]}`, child });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready:\n${output}`)));
+  });
+}
+
+function stopChild(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (server.child.exitCode !== null) return resolve();
+    server.child.once('exit', () => resolve());
+    server.child.kill('SIGTERM');
+    setTimeout(() => server.child.kill('SIGKILL'), 20_000).unref();
+  });
+}
+
+function get(url: string, key: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers: { 'X-GEOAPI-KEY': key }, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    }).on('error', reject);
+  });
+}
+
+const autocannon = createRequire(import.meta.url).resolve('autocannon');
+
+/** One autocannon run in its own process. */
+function load(url: string, key: string, seconds: number, connections: number): RunResult {
+  const run = spawnSync(process.execPath, [autocannon, '--json', '-c', String(connections), '-d', String(seconds), '-H', `x-geoapi-key=${key}`, url], {
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+  });
+  if (run.status !== 0) throw new Error(`autocannon failed (${run.status}): ${run.stderr}`);
+  const result = JSON.parse(run.stdout) as {
+    requests: { average: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+    timeouts: number;
+  };
+  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad: result.non2xx + result.errors + result.timeouts };
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+function pad(cells: string[], widths: number[]): string {
+  return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+}
+
+export async function runHttpBench(): Promise<void> {
+  const seconds = setting('GEOAPI_BENCH_SECONDS', 5);
+  const rounds = setting('GEOAPI_BENCH_ROUNDS', 3);
+  const connections = setting('GEOAPI_BENCH_CONNECTIONS', 32);
+  const threads = setting('GEOAPI_BENCH_THREADS', 1);
+  let snapshotDir = process.env['GEOAPI_BENCH_SNAPSHOT'];
+  if (!snapshotDir) {
+    const { ensureDefaultSnapshot } = await import('../build-index/default-snapshot.js');
+    snapshotDir = (await ensureDefaultSnapshot(join(REPO_ROOT, 'data/snapshots/default'))).dir;
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'geoapi-http-bench-'));
+  const servers: Server[] = [];
+  try {
+    const keyFile = newKeyFile();
+    const { key } = addKey(keyFile, { plan: 'business', name: 'bench' });
+    const keysFile = join(dir, 'keys.json');
+    writeKeyFile(keysFile, keyFile);
+
+    const geoapi = await startChild(
+      'geoapi',
+      [CLI, 'serve', '--snapshot', snapshotDir, '--keys', keysFile, '--port', '0', '--threads', String(threads), '--host', '127.0.0.1'],
+      /geoapi listening on http:\/\/[^:]+:(\d+)/,
+      { ...process.env, GEOAPI_QUOTA: 'off' },
+    );
+    servers.push(geoapi);
+
+    // The baseline serves exactly geoapi's answers (as objects, serialised per request).
+    const answers: Record<string, unknown> = {};
+    const routes: string[] = [];
+    let dataVersion = '';
+    for (const route of ROUTES) {
+      const res = await get(`${geoapi.url}${route}`, key);
+      if (res.status !== 200) {
+        console.log(`${route}: skipped (geoapi answers ${res.status}: ${res.body.slice(0, 120)})`);
+        continue;
+      }
+      answers[route] = JSON.parse(res.body);
+      routes.push(route);
+    }
+    dataVersion = await new Promise<string>((resolve, reject) => {
+      http.get(`${geoapi.url}/v1/countries`, { headers: { 'X-GEOAPI-KEY': key }, agent: false }, (res) => {
+        res.resume();
+        resolve(String(res.headers['x-geoapi-data-version']));
+      }).on('error', reject);
+    });
+    const answersFile = join(dir, 'answers.json');
+    writeFileSync(answersFile, JSON.stringify(answers));
+    const baseline = await startChild('baseline', [BASELINE, answersFile, key, dataVersion], /listening (\d+)/);
+    servers.push(baseline);
+    for (const route of routes) {
+      const res = await get(`${baseline.url}${route}`, key);
+      if (res.status !== 200 || JSON.stringify(JSON.parse(res.body)) !== JSON.stringify(answers[route])) throw new Error(`baseline answers ${route} differently from geoapi`);
+    }
+
+    console.log(`HTTP load: ${rounds} interleaved rounds × ${seconds} s per run, ${connections} connections, autocannon in its own process; geoapi ${threads} worker thread(s), baseline node:http 1 thread; no Accept-Encoding.`);
+    const results = new Map<string, { geoapi: RunResult[]; baseline: RunResult[] }>();
+    for (const route of routes) {
+      const perServer = { geoapi: [] as RunResult[], baseline: [] as RunResult[] };
+      results.set(route, perServer);
+      // Warm-up (JIT, caches), not measured.
+      for (const server of [geoapi, baseline]) load(`${server.url}${route}`, key, 1, connections);
+      for (let round = 0; round < rounds; round++) {
+        const order = round % 2 === 0 ? [geoapi, baseline] : [baseline, geoapi];
+        for (const server of order) {
+          const result = load(`${server.url}${route}`, key, seconds, connections);
+          if (result.bad > 0) console.log(`  warning: ${server.name} ${route}: ${result.bad} non-2xx/errors/timeouts`);
+          perServer[server.name as 'geoapi' | 'baseline'].push(result);
+        }
+      }
+    }
+
+    const header = ['route', 'geoapi req/s', 'baseline req/s', 'ratio', 'p50 ms g/b', 'p99 ms g/b'];
+    const rows = routes.map((route) => {
+      const { geoapi: g, baseline: b } = results.get(route)!;
+      const gRps = median(g.map((r) => r.requestsPerSecond));
+      const bRps = median(b.map((r) => r.requestsPerSecond));
+      return [
+        route,
+        gRps.toFixed(0),
+        bRps.toFixed(0),
+        `${(gRps / bRps).toFixed(2)}×`,
+        `${median(g.map((r) => r.p50)).toFixed(1)}/${median(b.map((r) => r.p50)).toFixed(1)}`,
+        `${median(g.map((r) => r.p99)).toFixed(1)}/${median(b.map((r) => r.p99)).toFixed(1)}`,
+      ];
+    });
+    const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));
+    console.log(pad(header, widths));
+    for (const row of rows) console.log(pad(row, widths));
+    console.log('ratio = geoapi req/s ÷ baseline req/s (medians over rounds); > 1 means geoapi is faster.');
+  } finally {
+    await Promise.all(servers.map(stopChild));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await runHttpBench();

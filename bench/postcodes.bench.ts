@@ -1,0 +1,249 @@
+// Postcode benchmark on the full dataset (built once into a temp dir): exact lookup, the first
+// page and page 300 of the US list (limit 50), in process (engine and operation handler, cache
+// missed and hit) and over HTTP when the test server harness exists. Baseline, same run: filter
+// and sort a plain array of the same US records, then slice the page.
+// The deep page must cost about what the first page costs (reported as a ratio, expected ≤ 1.5).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Bench } from 'tinybench';
+import { buildSnapshot } from '../build-index/build.js';
+import { configurePostcodeCursors, clearPostcodeResponseCache, postcodeOperations } from '../runtime/routes/postcodes.js';
+import { PostcodeEngine } from '../runtime/engine/postcodes/engine.js';
+import { postcodeProjection, serializePostcodes } from '../runtime/engine/postcodes/records.js';
+import type { PostcodeRecord } from '../runtime/format/model.js';
+import type { Caller, Operation, RequestContext } from '../runtime/routes/types.js';
+import { loadStore } from '../runtime/store/index.js';
+import type { Store } from '../runtime/store/types.js';
+import { postcodeKey } from '../runtime/text/normalise.js';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const fullSource = resolve(repoRoot, '../shared/data/csc');
+const LIMIT = 50;
+const DEEP_PAGE = 300;
+
+const caller: Caller = { keyId: 'bench', plan: 'supporter', tierName: 'supporter', tier: 'coordinates', countryTier: 'full', rank: 2 };
+
+function contextFor(store: Store, params: Record<string, string>, query: Record<string, string>): RequestContext {
+  return {
+    params,
+    query: new Map(Object.entries(query)),
+    header: () => undefined,
+    caller,
+    store,
+    now: new Date(),
+    requireFeature: () => {},
+    hasFeature: () => true,
+  };
+}
+
+function operation(name: string): Operation {
+  const op = postcodeOperations.find((o) => o.name === name);
+  if (!op) throw new Error(`operation ${name} not found`);
+  return op;
+}
+
+interface Row {
+  name: string;
+  meanUs: number;
+  medianUs: number;
+  p99Us: number;
+}
+
+async function measure(tasks: [string, () => unknown][]): Promise<Row[]> {
+  const bench = new Bench({ time: 400, warmupTime: 100 });
+  for (const [name, fn] of tasks) bench.add(name, fn);
+  await bench.run();
+  return bench.tasks.map((task) => {
+    const result = task.result;
+    if (!('latency' in result)) throw new Error(`bench task ${task.name}: ${result.state}${'error' in result ? `: ${result.error.message}` : ''}`);
+    return { name: task.name, meanUs: result.latency.mean * 1000, medianUs: (result.latency.p50 ?? result.latency.mean) * 1000, p99Us: (result.latency.p99 ?? result.latency.mean) * 1000 };
+  });
+}
+
+function printTable(title: string, rows: Row[], baselineOf: (name: string) => string | undefined): void {
+  console.log(`\n${title}`);
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  console.log(`${'task'.padEnd(44)} ${'mean µs'.padStart(10)} ${'median µs'.padStart(10)} ${'p99 µs'.padStart(10)}  vs baseline (median)`);
+  for (const row of rows) {
+    const base = baselineOf(row.name);
+    const ratio = base && byName.get(base) ? `${(byName.get(base)!.medianUs / row.medianUs).toFixed(1)}× faster` : '';
+    console.log(`${row.name.padEnd(44)} ${row.meanUs.toFixed(2).padStart(10)} ${row.medianUs.toFixed(2).padStart(10)} ${row.p99Us.toFixed(2).padStart(10)}  ${ratio}`);
+  }
+}
+
+/** The cursor of page `page` (1-based) by following next_cursor through the handler. */
+function cursorOfPage(store: Store, page: number): string {
+  const search = operation('postcodeSearch');
+  let cursor: string | undefined;
+  for (let p = 1; p < page; p++) {
+    const reply = search.handle(contextFor(store, { countryCode: 'US' }, cursor ? { limit: String(LIMIT), cursor } : { limit: String(LIMIT) }));
+    const body = JSON.parse(String(reply.body)) as { pagination: { next_cursor: string | null } };
+    if (!body.pagination.next_cursor) throw new Error(`US list ends before page ${page}`);
+    cursor = body.pagination.next_cursor;
+  }
+  return cursor!;
+}
+
+export async function runPostcodeBench(): Promise<void> {
+  if (!existsSync(join(fullSource, 'contributions/postcodes'))) {
+    console.log(`postcodes bench: full dataset not found at ${fullSource}; nothing measured`);
+    return;
+  }
+  configurePostcodeCursors({ current: Buffer.from('bench-secret'), previous: [], ephemeral: false });
+  const dir = mkdtempSync(join(tmpdir(), 'geoapi-postcode-bench-'));
+  try {
+    const built = performance.now();
+    buildSnapshot({ source: fullSource, out: dir });
+    const store = loadStore(dir);
+    console.log(`full snapshot built and loaded in ${((performance.now() - built) / 1000).toFixed(1)} s`);
+    const engine = PostcodeEngine.of(store);
+    const us = engine.countryRow('US');
+    const [usStart, usEnd] = engine.countryRange(us);
+
+    // Baseline input: the same US records as plain objects, in id order (as a naive store keeps them).
+    const records: PostcodeRecord[] = [];
+    for (let row = usStart; row < usEnd; row++) records.push(store.postcodes.record(row));
+    records.sort((a, b) => a.id - b.id);
+    const byCodeThenId = (a: PostcodeRecord, b: PostcodeRecord) => (a.code < b.code ? -1 : a.code > b.code ? 1 : a.id - b.id);
+    const baselinePage = (page: number) =>
+      records.filter((r) => r.country_code === 'US').sort(byCodeThenId).slice((page - 1) * LIMIT, page * LIMIT);
+    const baselineLookup = (code: string) => {
+      const key = postcodeKey(code);
+      return records.filter((r) => r.country_code === 'US' && postcodeKey(r.code) === key).sort((a, b) => a.id - b.id);
+    };
+    const projection = postcodeProjection('coordinates', null);
+
+    const none = { q: null, stateCode: null, cityId: null, type: null };
+    const first = engine.search({ countryRow: us, filters: none, afterRow: null, limit: LIMIT });
+    const deepAfter = usStart + (DEEP_PAGE - 1) * LIMIT - 1;
+    const deep = engine.search({ countryRow: us, filters: none, afterRow: deepAfter, limit: LIMIT });
+    // Sanity: engine pages equal the baseline's pages.
+    const same = (rows: number[], expected: PostcodeRecord[]) => rows.map((r) => store.postcodes.idAt(r)).join() === expected.map((r) => r.id).join();
+    if (!same(first.rows, baselinePage(1)) || !same(deep.rows, baselinePage(DEEP_PAGE))) throw new Error('engine pages differ from the baseline');
+
+    const lookupOp = operation('postcodeLookup');
+    const searchOp = operation('postcodeSearch');
+    const deepCursor = cursorOfPage(store, DEEP_PAGE);
+    const lookupCtx = () => contextFor(store, { countryCode: 'us', code: '90210' }, {});
+    const firstCtx = () => contextFor(store, { countryCode: 'US' }, { limit: String(LIMIT) });
+    const deepCtx = () => contextFor(store, { countryCode: 'US' }, { limit: String(LIMIT), cursor: deepCursor });
+
+    // Ours first, the garbage-heavy baseline in a second run, so its GC pauses do not land on ours.
+    const ours = await measure([
+      ['engine: lookup 90210 (+decode+JSON)', () => {
+        const outcome = engine.lookup('US', '90210');
+        return outcome.kind === 'found' ? serializePostcodes(projection, outcome.rows.map((r) => store.postcodes.record(r))) : '';
+      }],
+      ['handler: lookup 90210, cache miss', () => { clearPostcodeResponseCache(); return lookupOp.handle(lookupCtx()); }],
+      ['handler: lookup 90210, cache hit', () => lookupOp.handle(lookupCtx())],
+      ['engine: US page 1 (+decode+JSON)', () => serializePostcodes(projection, engine.search({ countryRow: us, filters: none, afterRow: null, limit: LIMIT }).rows.map((r) => store.postcodes.record(r)))],
+      [`engine: US page ${DEEP_PAGE} (+decode+JSON)`, () => serializePostcodes(projection, engine.search({ countryRow: us, filters: none, afterRow: deepAfter, limit: LIMIT }).rows.map((r) => store.postcodes.record(r)))],
+      ['handler: US page 1, cache miss', () => { clearPostcodeResponseCache(); return searchOp.handle(firstCtx()); }],
+      [`handler: US page ${DEEP_PAGE}, cache miss`, () => { clearPostcodeResponseCache(); return searchOp.handle(deepCtx()); }],
+      ['handler: US page 1, cache hit', () => searchOp.handle(firstCtx())],
+      [`handler: US page ${DEEP_PAGE}, cache hit`, () => searchOp.handle(deepCtx())],
+    ]);
+    const baselines = await measure([
+      ['baseline: lookup 90210 (filter+sort array)', () => baselineLookup('90210')],
+      ['baseline: US page 1 (filter+sort+slice)', () => baselinePage(1)],
+      [`baseline: US page ${DEEP_PAGE} (filter+sort+slice)`, () => baselinePage(DEEP_PAGE)],
+    ]);
+    const rows = [...baselines, ...ours];
+    const baselineFor = (name: string) => {
+      if (name.startsWith('baseline')) return undefined;
+      if (name.includes('lookup')) return 'baseline: lookup 90210 (filter+sort array)';
+      if (name.includes(`page ${DEEP_PAGE}`)) return `baseline: US page ${DEEP_PAGE} (filter+sort+slice)`;
+      return 'baseline: US page 1 (filter+sort+slice)';
+    };
+    printTable(`in process, US has ${usEnd - usStart} postcodes, limit ${LIMIT}`, rows, baselineFor);
+    // Medians: the shared 2-core machine and GC put long tails on whichever task runs next.
+    const median = (name: string) => rows.find((r) => r.name === name)!.medianUs;
+    const deepRatio = median(`handler: US page ${DEEP_PAGE}, cache miss`) / median('handler: US page 1, cache miss');
+    const engineRatio = median(`engine: US page ${DEEP_PAGE} (+decode+JSON)`) / median('engine: US page 1 (+decode+JSON)');
+    console.log(`page ${DEEP_PAGE} / page 1 (median): handler ${deepRatio.toFixed(2)}, engine ${engineRatio.toFixed(2)} (expected ≤ 1.5)`);
+
+    await runHttpPart(dir, deepCursor);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface LoadResult {
+  requests: number;
+  perSecond: number;
+  medianUs: number;
+  p99Us: number;
+}
+
+/** `concurrency` keep-alive clients sending `paths` in turn for `ms`; every answer must be 200. */
+async function load(url: string, key: string, paths: readonly string[], ms: number, concurrency = 4): Promise<LoadResult> {
+  const http = await import('node:http');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  const deadline = performance.now() + ms;
+  let next = 0;
+  const one = (path: string) =>
+    new Promise<void>((resolve, reject) => {
+      const started = performance.now();
+      const req = http.get(`${url}${path}`, { agent, headers: { 'X-GEOAPI-KEY': key } }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) reject(new Error(`${path}: status ${res.statusCode}`));
+          latencies.push(performance.now() - started);
+          resolve();
+        });
+      });
+      req.on('error', reject);
+    });
+  const client = async () => {
+    while (performance.now() < deadline) await one(paths[next++ % paths.length]!);
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, client));
+  const elapsed = performance.now() - started;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 1000;
+  return { requests: latencies.length, perSecond: (latencies.length / elapsed) * 1000, medianUs: at(0.5), p99Us: at(0.99) };
+}
+
+/** Over HTTP with the test server harness (test/support/server.ts): one worker thread, cache on and off. */
+async function runHttpPart(snapshotDir: string, deepCursor: string): Promise<void> {
+  let startTestServer: typeof import('../test/support/server.js').startTestServer;
+  try {
+    ({ startTestServer } = await import('../test/support/server.js'));
+  } catch (error) {
+    console.log(`\nover HTTP: skipped (test server harness unavailable: ${error instanceof Error ? error.message : String(error)})`);
+    return;
+  }
+  const operationsModule = fileURLToPath(new URL('../test/postcodes/operations.js', import.meta.url));
+  const env = { GEOAPI_CURSOR_SECRET: 'bench-secret' };
+  const cached = await startTestServer({ snapshotDir, operationsModule, env });
+  const uncached = await startTestServer({ snapshotDir, operationsModule, env: { ...env, GEOAPI_POSTCODE_CACHE_ENTRIES: '0' } });
+  try {
+    const cursor = encodeURIComponent(deepCursor);
+    const cases: [string, string][] = [
+      ['lookup 90210', '/v1/countries/US/postcodes/90210'],
+      ['US page 1', `/v1/countries/US/postcodes?limit=${LIMIT}`],
+      [`US page ${DEEP_PAGE}`, `/v1/countries/US/postcodes?limit=${LIMIT}&cursor=${cursor}`],
+    ];
+    console.log(`\nover HTTP (uWS ${cached.uws.packageName}, 1 worker thread, 4 keep-alive clients, 2 s each)`);
+    console.log(`${'request'.padEnd(32)} ${'req/s'.padStart(9)} ${'median µs'.padStart(10)} ${'p99 µs'.padStart(10)}`);
+    const results = new Map<string, LoadResult>();
+    for (const [server, label] of [[uncached, 'cache off (MISS)'], [cached, 'cache on (HIT)']] as const) {
+      for (const [name, path] of cases) {
+        await load(server.url, server.keys.supporter, [path], 300);
+        const result = await load(server.url, server.keys.supporter, [path], 2000);
+        results.set(`${name}, ${label}`, result);
+        console.log(`${`${name}, ${label}`.padEnd(32)} ${result.perSecond.toFixed(0).padStart(9)} ${result.medianUs.toFixed(0).padStart(10)} ${result.p99Us.toFixed(0).padStart(10)}`);
+      }
+    }
+    const deep = results.get(`US page ${DEEP_PAGE}, cache off (MISS)`)!;
+    const first = results.get('US page 1, cache off (MISS)')!;
+    console.log(`page ${DEEP_PAGE} / page 1 over HTTP, cache off (median latency): ${(deep.medianUs / first.medianUs).toFixed(2)} (expected ≤ 1.5)`);
+  } finally {
+    await Promise.all([cached.close(), uncached.close()]);
+  }
+}

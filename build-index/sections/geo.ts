@@ -1,0 +1,36 @@
+// `geo.<entity>` sections: a GeoIndex (kdbush KD-tree, runtime/indexes/geo-index.ts) over each
+// entity's coordinates, in snapshot row order. Coordinates are the source's decimal strings;
+// null or unparsable values leave the row out of the tree (it is never a nearby result).
+import type { NormalisedDataset } from '../../runtime/format/model.js';
+import { buildGeoIndex } from '../../runtime/indexes/geo-index.js';
+
+const DECIMAL_RE = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/;
+
+interface Located {
+  latitude: string | null;
+  longitude: string | null;
+}
+
+/** A decimal coordinate string as a number, NaN when absent or not a plain decimal. */
+export function parseCoordinate(text: string | null): number {
+  return text !== null && DECIMAL_RE.test(text) ? Number(text) : NaN;
+}
+
+function geoSection(records: readonly Located[]): Uint8Array {
+  const lngs = new Float64Array(records.length);
+  const lats = new Float64Array(records.length);
+  records.forEach((record, row) => {
+    lngs[row] = parseCoordinate(record.longitude);
+    lats[row] = parseCoordinate(record.latitude);
+  });
+  return buildGeoIndex(lngs, lats);
+}
+
+export function buildGeoSections(ds: Pick<NormalisedDataset, 'countries' | 'states' | 'cities' | 'postcodes'>): Record<string, Uint8Array> {
+  return {
+    'geo.countries': geoSection(ds.countries),
+    'geo.states': geoSection(ds.states),
+    'geo.cities': geoSection(ds.cities),
+    'geo.postcodes': geoSection(ds.postcodes),
+  };
+}

@@ -1,0 +1,73 @@
+// Per-request key lookup in a worker: HMAC the presented key once, one Map lookup. A small bounded
+// cache maps recently presented key strings to their entry so repeat callers skip the HMAC.
+import { createHmac } from 'node:crypto';
+import type { Caller } from '../routes/types.js';
+import { callerFor } from './gate.js';
+import { MAX_KEY_LENGTH, type KeyFile } from './keys.js';
+import type { Policy } from './policy.js';
+
+/** What the main thread posts to workers: no names, nothing but what lookup needs. */
+export interface KeySnapshot {
+  secret: string;
+  entries: { id: string; hash: string; plan: string; expiresMs: number | null; revoked: boolean }[];
+}
+
+export function keySnapshotOf(keyFile: KeyFile): KeySnapshot {
+  return {
+    secret: keyFile.secret,
+    entries: keyFile.keys.map((record) => ({
+      id: record.id,
+      hash: record.hash,
+      plan: record.plan,
+      expiresMs: record.expires === null ? null : Date.parse(record.expires),
+      revoked: record.revoked,
+    })),
+  };
+}
+
+interface Entry {
+  caller: Caller;
+  /** Infinity when the key does not expire. */
+  expiresMs: number;
+}
+
+const CACHE_LIMIT = 4096;
+const NOT_FOUND: Entry = { caller: null as unknown as Caller, expiresMs: -Infinity };
+
+export class KeyIndex {
+  private readonly byHash = new Map<string, Entry>();
+  private readonly cache = new Map<string, Entry>();
+  private readonly secret: Buffer;
+  /** Keys skipped because the policy does not know their plan (reported by the loader). */
+  readonly skipped: string[] = [];
+
+  constructor(snapshot: KeySnapshot, policy: Policy) {
+    this.secret = Buffer.from(snapshot.secret, 'hex');
+    for (const entry of snapshot.entries) {
+      if (entry.revoked) continue;
+      const plan = policy.plans[entry.plan as keyof Policy['plans']];
+      if (!plan) {
+        this.skipped.push(entry.id);
+        continue;
+      }
+      this.byHash.set(entry.hash, { caller: callerFor(entry.id, plan.name, policy), expiresMs: entry.expiresMs ?? Infinity });
+    }
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /** The caller for a presented key, or null (unknown, revoked or expired: one answer for all). */
+  lookup(presented: string, nowMs: number): Caller | null {
+    if (presented.length === 0 || presented.length > MAX_KEY_LENGTH) return null;
+    let entry = this.cache.get(presented);
+    if (entry === undefined) {
+      entry = this.byHash.get(createHmac('sha256', this.secret).update(presented, 'utf8').digest('hex')) ?? NOT_FOUND;
+      // Bounded without bookkeeping: start over when full (a flood of random keys costs one HMAC each anyway).
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+      this.cache.set(presented, entry);
+    }
+    return nowMs < entry.expiresMs ? entry.caller : null;
+  }
+}

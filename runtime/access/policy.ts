@@ -1,0 +1,227 @@
+// The access policy (data/policy.json): plans with their gate rank, field tiers and quotas,
+// features with their minimum plan, and per-operation gates and overrides. Checked once when read;
+// every error names the JSON path and says what was expected and what was found.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { PlanName, Tier } from '../routes/types.js';
+
+export const POLICY_FORMAT = 'geoapi-policy';
+export const POLICY_FORMAT_VERSION = 1;
+export const PLAN_NAMES: readonly PlanName[] = ['community', 'starter', 'supporter', 'professional', 'business', 'legacy', 'playground'];
+const TIERS: readonly Tier[] = ['basic', 'coordinates', 'full'];
+const COUNTRY_TIERS = ['basic', 'full'] as const;
+
+/** Default policy file: data/policy.json at the package root (this file is dist/runtime/access/policy.js). */
+export const DEFAULT_POLICY_FILE = fileURLToPath(new URL('../../../data/policy.json', import.meta.url));
+
+export interface PlanQuota {
+  daily: number;
+  monthly: number;
+  /** All keys of the plan count in one bucket (playground). */
+  sharedBucket: boolean;
+}
+
+export interface PlanPolicy {
+  name: PlanName;
+  rank: number;
+  tier: Tier;
+  countryTier: 'basic' | 'full';
+  quota: PlanQuota | null;
+}
+
+export interface FeatureRequirement {
+  feature: string;
+  /** Lowercase plan name shown as requiredTier. */
+  minPlan: PlanName;
+  minRank: number;
+}
+
+export interface OperationPolicy {
+  /** The operation's own gate, or null when every valid key may call it. */
+  gate: FeatureRequirement | null;
+  /** Minimum plan of every feature for this operation (defaults merged with overrides). */
+  features: ReadonlyMap<string, FeatureRequirement>;
+}
+
+export interface Policy {
+  upgradeUrl: string;
+  forbiddenMessage: string;
+  /** Lower-cased extra key header names (X-GEOAPI-KEY is always accepted). */
+  aliasKeyHeaders: readonly string[];
+  privateMaxAgeSeconds: number;
+  corsOrigins: readonly string[];
+  plans: Readonly<Record<PlanName, PlanPolicy>>;
+  /** Default minimum plan by feature name. */
+  features: ReadonlyMap<string, FeatureRequirement>;
+  operations: ReadonlyMap<string, OperationPolicy>;
+  /** The parsed JSON, for modules reading their own sections (quotas). */
+  source: Record<string, unknown>;
+}
+
+export class PolicyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PolicyError';
+  }
+}
+
+type Json = Record<string, unknown>;
+
+const show = (value: unknown): string => (value === undefined ? 'nothing' : JSON.stringify(value));
+
+function fail(where: string, expected: string, found: unknown): never {
+  throw new PolicyError(`policy: ${where}: expected ${expected}, found ${show(found)}`);
+}
+
+function objectAt(value: unknown, where: string): Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(where, 'an object', value);
+  return value as Json;
+}
+
+/** Entries of an object, skipping "$comment"-style keys. */
+function entries(value: Json): [string, unknown][] {
+  return Object.entries(value).filter(([key]) => !key.startsWith('$'));
+}
+
+function planNameAt(value: unknown, where: string): PlanName {
+  if (typeof value !== 'string' || !(PLAN_NAMES as readonly string[]).includes(value)) fail(where, `a plan name (${PLAN_NAMES.join(', ')})`, value);
+  return value as PlanName;
+}
+
+function integerAt(value: unknown, where: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) fail(where, `an integer from ${min} to ${max}`, value);
+  return value;
+}
+
+function stringListAt(value: unknown, where: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item.length === 0)) fail(where, 'an array of non-empty strings', value);
+  return value as string[];
+}
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Parses and checks policy JSON text. `extraAliasHeaders` come from the environment. */
+export function parsePolicy(text: string, source = 'policy', extraAliasHeaders: readonly string[] = []): Policy {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new PolicyError(`policy: ${source} is not valid JSON: ${(error as Error).message}`);
+  }
+  const root = objectAt(parsed, '(root)');
+  if (root['format'] !== POLICY_FORMAT) fail('format', JSON.stringify(POLICY_FORMAT), root['format']);
+  if (root['formatVersion'] !== POLICY_FORMAT_VERSION) fail('formatVersion', String(POLICY_FORMAT_VERSION), root['formatVersion']);
+
+  const upgradeUrl = root['upgradeUrl'];
+  if (typeof upgradeUrl !== 'string' || !/^https?:\/\/\S+$/.test(upgradeUrl)) fail('upgradeUrl', 'an http(s) URL', upgradeUrl);
+  const forbiddenMessage = root['forbiddenMessage'];
+  if (typeof forbiddenMessage !== 'string' || forbiddenMessage.trim() === '') fail('forbiddenMessage', 'a non-empty string', forbiddenMessage);
+
+  const auth = root['auth'] === undefined ? {} : objectAt(root['auth'], 'auth');
+  const aliasKeyHeaders = [...stringListAt(auth['aliasHeaders'], 'auth.aliasHeaders'), ...extraAliasHeaders].map((name, i) => {
+    if (!HEADER_NAME.test(name)) fail(`auth.aliasHeaders[${i}]`, 'an HTTP header name', name);
+    return name.toLowerCase();
+  });
+
+  const http = root['http'] === undefined ? {} : objectAt(root['http'], 'http');
+  const privateMaxAgeSeconds = http['privateMaxAgeSeconds'] === undefined ? 300 : integerAt(http['privateMaxAgeSeconds'], 'http.privateMaxAgeSeconds', 0, 31_536_000);
+  const corsOrigins = stringListAt(http['corsOrigins'], 'http.corsOrigins');
+
+  const plansJson = objectAt(root['plans'], 'plans');
+  const plans = {} as Record<PlanName, PlanPolicy>;
+  for (const [name, value] of entries(plansJson)) {
+    const plan = planNameAt(name, `plans (key ${JSON.stringify(name)})`);
+    const where = `plans.${name}`;
+    const planJson = objectAt(value, where);
+    const tier = planJson['tier'];
+    if (!(TIERS as readonly unknown[]).includes(tier)) fail(`${where}.tier`, `one of ${TIERS.join(', ')}`, tier);
+    const countryTier = planJson['countryTier'];
+    if (!(COUNTRY_TIERS as readonly unknown[]).includes(countryTier)) fail(`${where}.countryTier`, `one of ${COUNTRY_TIERS.join(', ')}`, countryTier);
+    plans[plan] = {
+      name: plan,
+      rank: integerAt(planJson['rank'], `${where}.rank`, 0, 1000),
+      tier: tier as Tier,
+      countryTier: countryTier as 'basic' | 'full',
+      quota: planJson['quota'] === undefined || planJson['quota'] === null ? null : quotaAt(planJson['quota'], `${where}.quota`),
+    };
+  }
+  for (const name of PLAN_NAMES) if (!plans[name]) fail(`plans.${name}`, 'an entry for every plan', undefined);
+
+  const requirement = (feature: string, planValue: unknown, where: string): FeatureRequirement => {
+    const minPlan = planNameAt(planValue, where);
+    return { feature, minPlan, minRank: plans[minPlan].rank };
+  };
+
+  const features = new Map<string, FeatureRequirement>();
+  for (const [feature, value] of entries(objectAt(root['features'], 'features'))) {
+    features.set(feature, requirement(feature, value, `features.${feature}`));
+  }
+
+  const operations = new Map<string, OperationPolicy>();
+  for (const [name, value] of entries(objectAt(root['operations'], 'operations'))) {
+    const where = `operations.${name}`;
+    const opJson = objectAt(value, where);
+    const merged = new Map(features);
+    if (opJson['featureOverrides'] !== undefined) {
+      for (const [feature, planValue] of entries(objectAt(opJson['featureOverrides'], `${where}.featureOverrides`))) {
+        if (!features.has(feature)) fail(`${where}.featureOverrides`, `features declared in "features" (${[...features.keys()].join(', ')})`, feature);
+        merged.set(feature, requirement(feature, planValue, `${where}.featureOverrides.${feature}`));
+      }
+    }
+    const gateFeature = opJson['feature'];
+    let gate: FeatureRequirement | null = null;
+    if (gateFeature !== null) {
+      if (typeof gateFeature !== 'string' || !merged.has(gateFeature)) fail(`${where}.feature`, 'null or a feature declared in "features"', gateFeature);
+      gate = merged.get(gateFeature)!;
+    }
+    operations.set(name, { gate, features: merged });
+  }
+
+  return {
+    upgradeUrl,
+    forbiddenMessage,
+    aliasKeyHeaders,
+    privateMaxAgeSeconds,
+    corsOrigins,
+    plans,
+    features,
+    operations,
+    source: root,
+  };
+}
+
+function quotaAt(value: unknown, where: string): PlanQuota {
+  const quota = objectAt(value, where);
+  const shared = quota['sharedBucket'] ?? false;
+  if (typeof shared !== 'boolean') fail(`${where}.sharedBucket`, 'a boolean', shared);
+  return {
+    daily: integerAt(quota['daily'], `${where}.daily`, 0, 0x7fffffff),
+    monthly: integerAt(quota['monthly'], `${where}.monthly`, 0, 0x7fffffff),
+    sharedBucket: shared,
+  };
+}
+
+/** Alias headers from GEOAPI_KEY_HEADER_ALIASES (comma-separated), e.g. "X-CSCAPI-KEY". */
+export function aliasHeadersFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env['GEOAPI_KEY_HEADER_ALIASES'] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+}
+
+export function readPolicyText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new PolicyError(`policy: cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+export function loadPolicy(file: string = DEFAULT_POLICY_FILE, env: NodeJS.ProcessEnv = process.env): Policy {
+  return parsePolicy(readPolicyText(file), file, aliasHeadersFromEnv(env));
+}
+
+/** Minimum plan of `feature` for operation `operation`; throws for features the policy does not declare. */
+export function requirementOf(policy: Policy, operation: string, feature: string): FeatureRequirement {
+  const found = policy.operations.get(operation)?.features.get(feature) ?? policy.features.get(feature);
+  if (!found) throw new Error(`policy has no feature ${JSON.stringify(feature)} (asked by operation ${operation})`);
+  return found;
+}

@@ -1,0 +1,80 @@
+// Turns counter values into what the client sees: the usage headers on every keyed response and
+// the 429 (shape B) with Retry-After when a window is exhausted.
+//
+// RateLimit fields follow draft-ietf-httpapi-ratelimit-headers-11 (May 2026): both fields are
+// Structured-Field Lists of String items with parameters, one item per policy:
+//   RateLimit-Policy: "daily";q=100;w=86400, "monthly";q=3000;w=2592000
+//   RateLimit: "daily";r=57;t=3600, "monthly";r=2943;t=1900800
+// q = quota, w = window length in seconds (the calendar month's own length: 28–31 days),
+// r = remaining, t = seconds until the window resets (its calendar end, so Retry-After on a 429
+// never points earlier than the effective window, as the draft asks).
+import { ALLOWED, DAILY_EXCEEDED, MONTHLY_EXCEEDED } from './counter-table.js';
+import { monthLengthSeconds, secondsUntil, type QuotaWindows } from './windows.js';
+
+/** What the HTTP layer needs: headers for every keyed response; status/body when refused. */
+export interface QuotaDecision {
+  allowed: boolean;
+  headers: Record<string, string>;
+  status?: 429;
+  body?: string;
+}
+
+/** Limits applying to one caller. */
+export interface BucketLimits {
+  /** Lowercase plan name shown in X-GEOAPI-Plan and details.tier. */
+  plan: string;
+  daily: number;
+  monthly: number;
+}
+
+export const DAILY_MESSAGE = 'Daily usage limit exceeded. Please try again tomorrow or contact support for higher limits.';
+export const MONTHLY_MESSAGE = 'Monthly usage limit exceeded. Please upgrade for higher limits.';
+
+export function usageHeaders(limits: BucketLimits, windows: QuotaWindows, nowMs: number, dayUsed: number, monthUsed: number): Record<string, string> {
+  const dayReset = secondsUntil(nowMs, windows.dayResetMs);
+  const monthReset = secondsUntil(nowMs, windows.monthResetMs);
+  return {
+    'X-GEOAPI-Plan': limits.plan,
+    'X-GEOAPI-Daily-Used': String(dayUsed),
+    'X-GEOAPI-Daily-Limit': String(limits.daily),
+    'X-GEOAPI-Monthly-Used': String(monthUsed),
+    'X-GEOAPI-Monthly-Limit': String(limits.monthly),
+    'RateLimit-Policy': `"daily";q=${limits.daily};w=86400, "monthly";q=${limits.monthly};w=${monthLengthSeconds(windows.monthId)}`,
+    RateLimit: `"daily";r=${Math.max(0, limits.daily - dayUsed)};t=${dayReset}, "monthly";r=${Math.max(0, limits.monthly - monthUsed)};t=${monthReset}`,
+  };
+}
+
+/**
+ * The decision for an outcome of CounterTable.consume / the Redis script.
+ * `tier` is the caller's plan as 403 details name it; `upgradeUrl` comes from the policy file.
+ */
+export function decide(
+  outcome: number,
+  limits: BucketLimits,
+  windows: QuotaWindows,
+  nowMs: number,
+  dayUsed: number,
+  monthUsed: number,
+  tier: string,
+  upgradeUrl: string,
+): QuotaDecision {
+  const headers = usageHeaders(limits, windows, nowMs, dayUsed, monthUsed);
+  if (outcome === ALLOWED) return { allowed: true, headers };
+  const monthly = outcome === MONTHLY_EXCEEDED;
+  if (!monthly && outcome !== DAILY_EXCEEDED) throw new Error(`quota: expected an outcome 0, 1 or 2, found ${outcome}`);
+  const resetMs = monthly ? windows.monthResetMs : windows.dayResetMs;
+  // Cache-Control: no-store is the HTTP layer's: it sets it on every error response.
+  headers['Retry-After'] = String(secondsUntil(nowMs, resetMs));
+  const body = JSON.stringify({
+    status: 'error',
+    message: monthly ? MONTHLY_MESSAGE : DAILY_MESSAGE,
+    details: {
+      limit: monthly ? limits.monthly : limits.daily,
+      period: monthly ? 'monthly' : 'daily',
+      resetAt: new Date(resetMs).toISOString(),
+      upgradeUrl,
+      tier,
+    },
+  });
+  return { allowed: false, headers, status: 429, body };
+}

@@ -1,0 +1,115 @@
+// The quota module the server loads (see ../quota-hook.ts): the main thread creates the shared
+// counter table (and, in memory mode, loads and persists it); each worker thread opens a gate.
+//   memory: synchronous decisions over the SharedArrayBuffer table, persisted to a state file
+//   redis:  one atomic script per decision in the shared Redis; the table is the outage fallback
+//   off:    no counting, no usage headers
+import type { Policy } from '../policy.js';
+import type { QuotaDecision, QuotaGate, QuotaGateInit, QuotaSharedInit } from '../quota-hook.js';
+import { CounterTable } from './counter-table.js';
+import { MemoryQuotaGate } from './memory-gate.js';
+import { quotaOptionsFrom, type QuotaOptions } from './options.js';
+import { quotaPolicyOf } from './plans.js';
+import { RedisQuotaCounter } from './redis-counter.js';
+import { describeRedisUrl, RedisQuotaGate } from './redis-gate.js';
+import { QuotaStateFile } from './state-file.js';
+import { ThrottledLog } from './throttled-log.js';
+
+export { quotaOptionsFrom, type QuotaOptions } from './options.js';
+
+/** Posted to every worker (structured clone keeps the SharedArrayBuffer shared). */
+export interface QuotaShared {
+  options: QuotaOptions;
+  table: SharedArrayBuffer;
+}
+
+/** A worker's gate; `consume` is asynchronous in redis mode only. */
+export interface WorkerQuotaGate extends QuotaGate {
+  setPolicy(policy: Policy): void;
+  /** Closes the Redis connection (worker shutdown). */
+  close(): Promise<void>;
+}
+
+const stateFiles = new Map<SharedArrayBuffer, QuotaStateFile>();
+
+/**
+ * Main thread, once: creates the table and, in memory mode, restores the state file and starts
+ * persisting it every `persistIntervalMs`. `overrides` are command-line flags (e.g. --redis).
+ */
+export function createQuotaShared(_policy: Policy, init: QuotaSharedInit = {}): QuotaShared {
+  const options = quotaOptionsFrom(init.env ?? process.env, (init.options ?? {}) as Partial<QuotaOptions>);
+  const log = init.log ?? ((message: string) => console.error(`geoapi: ${message}`));
+  const table = CounterTable.create(options.capacity);
+  if (options.mode === 'memory' && options.stateFile) {
+    const stateFile = new QuotaStateFile(options.stateFile, table, { intervalMs: options.persistIntervalMs, log });
+    const restored = stateFile.load();
+    log(`quota: in memory, ${restored} bucket(s) restored from ${options.stateFile}, saved every ${options.persistIntervalMs} ms`);
+    stateFile.start();
+    stateFiles.set(table.buffer, stateFile);
+  } else if (options.mode === 'memory') {
+    log('quota: in memory, not persisted (no state file)');
+  } else if (options.mode === 'redis') {
+    log(`quota: in Redis at ${describeRedisUrl(options.redisUrl!)} (fallback when unreachable: 1/${options.replicas} of each quota per replica)`);
+  } else {
+    log('quota: off (nothing is counted or limited)');
+  }
+  return { options, table: table.buffer };
+}
+
+/** Main thread, at graceful shutdown (after the workers exited): writes the final counts. */
+export async function stopQuotaShared(shared: unknown): Promise<void> {
+  const table = (shared as QuotaShared | undefined)?.table;
+  const stateFile = table && stateFiles.get(table);
+  if (!stateFile) return;
+  stateFiles.delete(table);
+  await stateFile.stop();
+}
+
+export function createQuotaGate(init: QuotaGateInit): WorkerQuotaGate {
+  const shared = init.shared as QuotaShared | undefined;
+  if (!shared?.table || !shared.options) {
+    throw new Error(`quota: expected the value of createQuotaShared() in the worker, found ${typeof init.shared}`);
+  }
+  const { options } = shared;
+  const table = CounterTable.from(shared.table);
+  const policy = quotaPolicyOf(init.policy);
+  const problems = new ThrottledLog(options.logIntervalMs, init.log);
+  const tableFull = (capacity: number): void => {
+    init.log(`quota: the counter table is full (${capacity} buckets); new keys are counted per thread. Raise GEOAPI_QUOTA_SLOTS.`);
+  };
+
+  if (options.mode === 'off') {
+    return { consume: allowAll, setPolicy: () => undefined, close: async () => undefined };
+  }
+  if (options.mode === 'memory') {
+    const gate = new MemoryQuotaGate(table, policy, { onTableFull: tableFull });
+    return {
+      consume: (caller, now) => gate.consume(caller, now),
+      setPolicy: (next) => gate.setPolicy(quotaPolicyOf(next)),
+      close: async () => undefined,
+    };
+  }
+
+  const fallback = new MemoryQuotaGate(table, policy, { limitDivisor: options.replicas, onTableFull: tableFull });
+  let gate: RedisQuotaGate | undefined;
+  const counter = new RedisQuotaCounter({
+    url: options.redisUrl!,
+    keyPrefix: options.redisKeyPrefix,
+    timeoutMs: options.redisTimeoutMs,
+    batch: options.redisBatch,
+    onError: (error) => problems.write(`quota: Redis at ${describeRedisUrl(options.redisUrl!)}: ${error.message}`),
+    onReady: () => gate?.noteReady(),
+  });
+  gate = new RedisQuotaGate(counter, fallback, policy, problems, describeRedisUrl(options.redisUrl!), options.replicas, options.redisConnectWaitMs);
+  const redisGate = gate;
+  return {
+    consume: (caller, now) => redisGate.consume(caller, now),
+    setPolicy: (next) => redisGate.setPolicy(quotaPolicyOf(next)),
+    close: () => counter.close(),
+  };
+}
+
+const NO_HEADERS = Object.freeze({}) as Record<string, string>;
+const ALLOW: QuotaDecision = Object.freeze({ allowed: true, headers: NO_HEADERS }) as QuotaDecision;
+function allowAll(): QuotaDecision {
+  return ALLOW;
+}

@@ -1,0 +1,32 @@
+// Which bucket a caller's requests count in, and its limits. Quotas are data (data/policy.json,
+// plans.<plan>.quota, checked by runtime/access/policy.ts): each plan has daily/monthly limits; a
+// plan with `sharedBucket` (playground) counts every key of the plan in one bucket, other plans
+// count per key. A plan without a quota is neither limited nor counted.
+import type { Policy } from '../policy.js';
+import type { Caller } from '../../routes/types.js';
+
+export interface PlanQuota {
+  daily: number;
+  monthly: number;
+  /** All keys of the plan share one bucket (the playground plan). */
+  sharedBucket: boolean;
+}
+
+/** The part of the policy the quota reads. */
+export interface QuotaPolicy {
+  /** Quotas by lowercase plan name; null/absent = not limited. */
+  plans: Readonly<Record<string, PlanQuota | null | undefined>>;
+  /** Shown in 429 details. */
+  upgradeUrl: string;
+}
+
+export function quotaPolicyOf(policy: Policy): QuotaPolicy {
+  const plans: Record<string, PlanQuota | null> = {};
+  for (const [name, plan] of Object.entries(policy.plans)) plans[name] = plan.quota;
+  return { plans, upgradeUrl: policy.upgradeUrl };
+}
+
+/** The bucket key: `key:<keyId>`, or `plan:<plan>` for a plan with one shared bucket. */
+export function bucketKeyOf(caller: Caller, quota: PlanQuota): string {
+  return quota.sharedBucket ? `plan:${caller.plan}` : `key:${caller.keyId}`;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// The `geoapi` command: dispatches to build, serve, start and keys. Exit codes: 0 ok, 1 failure
+// (message on stderr), 2 bad usage.
+import { UsageError, USAGE } from './usage.js';
+
+const print = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+async function run(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  switch (command) {
+    case 'build': {
+      const { runBuildCommand } = await import('../../build-index/cli.js');
+      return runBuildCommand(args);
+    }
+    case 'serve': {
+      const { runServeCommand } = await import('./serve.js');
+      return runServeCommand(args, print);
+    }
+    case 'start': {
+      const { runStartCommand } = await import('./start.js');
+      return runStartCommand(args, print);
+    }
+    case 'keys': {
+      const { runKeysCommand } = await import('./keys.js');
+      return runKeysCommand(args, print);
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      print(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    // parseArgs reports unknown options with ERR_PARSE_ARGS_* codes: a usage problem too.
+    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    process.stderr.write(`geoapi: ${message}\n${usage ? `\n${USAGE}\n` : ''}`);
+    process.exitCode = usage ? 2 : 1;
+  },
+);

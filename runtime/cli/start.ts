@@ -1,0 +1,52 @@
+// `geoapi start` (what `npm start` runs): the shortest path from a fresh clone to a 200.
+// Builds the default snapshot when missing or stale, creates a development key file with one key
+// per plan when missing (printing the keys once), then serves on GEOAPI_PORT or 8080.
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { addKey, newKeyFile, writeKeyFile } from '../access/keys.js';
+import { PLAN_NAMES } from '../access/policy.js';
+import type { ServerOptions } from '../http/server.js';
+import { DEFAULT_SNAPSHOT_DIR, keysFileFrom } from './paths.js';
+import { serveOptionsFrom, serveUntilStopped } from './serve.js';
+
+type Print = (line: string) => void;
+
+/** Creates `file` with one development key per plan; returns the plaintext keys by plan. */
+export function createDevelopmentKeys(file: string, now = new Date()): Map<string, { id: string; key: string }> {
+  const keyFile = newKeyFile();
+  const keys = new Map<string, { id: string; key: string }>();
+  for (const plan of PLAN_NAMES) {
+    const { record, key } = addKey(keyFile, { plan, name: `development key (${plan})`, now });
+    keys.set(plan, { id: record.id, key });
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  writeKeyFile(file, keyFile);
+  return keys;
+}
+
+export async function runStartCommand(args: string[], print: Print, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const snapshotDir = env['GEOAPI_SNAPSHOT'] ?? DEFAULT_SNAPSHOT_DIR;
+  if (env['GEOAPI_SNAPSHOT'] === undefined) {
+    const { ensureDefaultSnapshot } = await import('../../build-index/default-snapshot.js');
+    const started = Date.now();
+    const snapshot = await ensureDefaultSnapshot(snapshotDir);
+    if (snapshot.built) print(`Built the default snapshot in ${snapshot.dir} (${snapshot.reason}) in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  }
+
+  const keysFile = resolve(keysFileFrom(undefined, env));
+  let exampleKey = '<your key>';
+  if (!existsSync(keysFile)) {
+    const keys = createDevelopmentKeys(keysFile);
+    print(`Created ${keysFile} with one development key per plan (shown only now; the file keeps only their HMAC):`);
+    for (const [plan, { id, key }] of keys) print(`  ${plan.padEnd(12)} ${id}  ${key}`);
+    exampleKey = keys.get('business')!.key;
+  } else {
+    print(`Using the keys in ${keysFile} (geoapi keys list; geoapi keys add --plan <plan> for a new one).`);
+  }
+
+  const options: ServerOptions = serveOptionsFrom(args, { ...env, GEOAPI_SNAPSHOT: snapshotDir, GEOAPI_KEYS: keysFile });
+  return serveUntilStopped(options, print, [
+    'Try it:',
+    `  curl -s -H "X-GEOAPI-KEY: ${exampleKey}" http://localhost:${options.port}/v1/countries/US`,
+  ]);
+}

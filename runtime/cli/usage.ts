@@ -1,0 +1,26 @@
+// Thrown for bad command lines: the dispatcher prints the message and the usage, exit code 2.
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const USAGE = `usage: geoapi <command> [options]
+
+  start                      build the default snapshot if needed, create data/keys.json with one
+                             development key per plan if missing, serve on port 8080 (GEOAPI_PORT)
+  serve --snapshot <dir> --keys <file> [--port <n>] [--threads <n>] [--policy <file>] [--host <addr>]
+                             serve a snapshot (env: GEOAPI_SNAPSHOT, GEOAPI_KEYS, GEOAPI_PORT,
+                             GEOAPI_THREADS, GEOAPI_POLICY, GEOAPI_HOST)
+                             [--redis <url>] count quotas in a Redis shared by every replica
+                             (GEOAPI_REDIS_URL; default: in memory, saved to data/quota-state.json)
+  build [--source <dir>|npm] [--out <dir>]
+                             build a snapshot from a dataset
+  keys add --plan <plan> [--name <text>] [--expires <YYYY-MM-DD|ISO time>] [--file <file>]
+                             create an API key; the key is printed once, as the last line
+  keys list [--file <file>]  list keys (never the keys themselves: only their HMAC is stored)
+  keys revoke <id> [--file <file>]
+                             revoke a key (the server picks the change up within a second)
+
+The key file defaults to GEOAPI_KEYS, else data/keys.json in the package.`;

@@ -1,0 +1,200 @@
+// Answers the two postcode questions over a Store without HTTP:
+// - exact lookup: binary search of postcodeKey(code) within the country's row range
+//   (`keys.postcodes`), so any spacing or case finds a code;
+// - filtered listing: a scan of the country's rows in snapshot order (= code, then id) that
+//   resumes right after a given row and tests filters on typed columns only.
+import { POSTCODE_KEYS_SECTION } from '../../format/sections.js';
+import { POSTCODE_FILTERS_SECTION } from '../../format/postcode-sections.js';
+import { StringTable } from '../../indexes/string-table.js';
+import type { Store } from '../../store/types.js';
+import { postcodeDisplayQuery, postcodeKey } from '../../text/normalise.js';
+import { matchLocalities, PostcodeColumns } from './columns.js';
+import type { PostcodeFilters } from './cursor.js';
+
+export type LookupOutcome =
+  | { kind: 'found'; rows: number[] }
+  | { kind: 'country_not_found' }
+  | { kind: 'postcode_coverage_unavailable' }
+  | { kind: 'postcode_not_found' };
+
+export interface SearchRequest {
+  countryRow: number;
+  filters: PostcodeFilters;
+  /** Resume after this row (from a cursor), or null for the first page. */
+  afterRow: number | null;
+  limit: number;
+}
+
+export interface SearchPage {
+  rows: number[];
+  /** True when at least one more row matches after the last one returned. */
+  hasMore: boolean;
+}
+
+/** Bounded cache of locality match marks per (country, q): pages of one search reuse them. */
+const LOCALITY_MARKS_MAX_BYTES = 8 * 1024 * 1024;
+const NO_MATCH = new Uint8Array(0);
+
+const engines = new WeakMap<Store, PostcodeEngine>();
+
+export class PostcodeEngine {
+  private readonly keys: StringTable;
+  private readonly columns: PostcodeColumns;
+  private readonly countryRowByIso2 = new Map<string, number>();
+  private readonly localityMarks = new Map<string, Uint8Array>();
+  private localityMarksBytes = 0;
+
+  private constructor(readonly store: Store) {
+    const count = store.postcodes.count;
+    this.keys = StringTable.from(store.section(POSTCODE_KEYS_SECTION), 0, POSTCODE_KEYS_SECTION);
+    if (this.keys.count !== count) throw new Error(`${POSTCODE_KEYS_SECTION}: expected ${count} keys, found ${this.keys.count}`);
+    this.columns = PostcodeColumns.from(store.section(POSTCODE_FILTERS_SECTION), count);
+    for (let row = 0; row < store.countries.count; row++) {
+      this.countryRowByIso2.set(store.countries.record(row).iso2.toUpperCase(), row);
+    }
+  }
+
+  /** One engine per store, built on first use (decodes the 250 country records once). */
+  static of(store: Store): PostcodeEngine {
+    let engine = engines.get(store);
+    if (engine === undefined) {
+      engine = new PostcodeEngine(store);
+      engines.set(store, engine);
+    }
+    return engine;
+  }
+
+  get dataVersion(): string {
+    return this.store.manifest.dataVersion;
+  }
+
+  /** Country row of an alpha-2 code (any case), or -1. */
+  countryRow(iso2: string): number {
+    return this.countryRowByIso2.get(iso2.toUpperCase()) ?? -1;
+  }
+
+  countryRange(countryRow: number): [number, number] {
+    const ranges = this.store.relations.countryPostcodes;
+    return [ranges.start[countryRow]!, ranges.end[countryRow]!];
+  }
+
+  /**
+   * Rows for `code` in the country, ascending id. Codes match on postcodeKey (spaces removed,
+   * upper case). When some of those rows spell the code exactly as the query (outer spaces
+   * trimmed, inner runs collapsed, case ignored), only those are returned: `AB 12` then does not
+   * also return a distinct code `AB12`; a query spelled like neither returns both.
+   */
+  lookup(iso2: string, code: string): LookupOutcome {
+    const countryRow = this.countryRow(iso2);
+    if (countryRow < 0) return { kind: 'country_not_found' };
+    const [start, end] = this.countryRange(countryRow);
+    if (start >= end) return { kind: 'postcode_coverage_unavailable' };
+    const key = postcodeKey(code);
+    if (key === '') return { kind: 'postcode_not_found' };
+    const [first, last] = this.keys.equalRange(key, start, end);
+    if (first >= last) return { kind: 'postcode_not_found' };
+    const display = postcodeDisplayQuery(code);
+    const all: number[] = [];
+    const exact: number[] = [];
+    for (let row = first; row < last; row++) {
+      all.push(row);
+      if (postcodeDisplayQuery(this.store.postcodes.nameAt(row)) === display) exact.push(row);
+    }
+    const rows = exact.length > 0 ? exact : all;
+    const ids = this.store.postcodes;
+    rows.sort((a, b) => ids.idAt(a) - ids.idAt(b));
+    return { kind: 'found', rows };
+  }
+
+  /** One page of the country's rows matching `filters`, in snapshot order, after `afterRow`. */
+  search(request: SearchRequest): SearchPage {
+    const { filters, limit } = request;
+    const [countryStart, countryEnd] = this.countryRange(request.countryRow);
+    let start = request.afterRow === null ? countryStart : Math.max(countryStart, request.afterRow + 1);
+    let end = countryEnd;
+    const empty: SearchPage = { rows: [], hasMore: false };
+    if (start >= end) return empty;
+
+    const columns = this.columns;
+    const stateValue = filters.stateCode === null ? -1 : columns.stateCodeValue(filters.stateCode);
+    if (filters.stateCode !== null && stateValue < 0) return empty;
+    const typeValue = filters.type === null ? -1 : columns.typeValue(filters.type);
+    if (filters.type !== null && typeValue < 0) return empty;
+    const cityId = filters.cityId ?? -1;
+    if (filters.cityId !== null && filters.cityId > 0x7fffffff) return empty;
+
+    // q: rows whose key starts with the q key form one contiguous range; locality matches are
+    // marked per distinct locality of the country.
+    let prefixStart = 0;
+    let prefixEnd = 0;
+    let marks: Uint8Array | null = null;
+    let localityBase = 0;
+    if (filters.q !== null) {
+      const prefix = postcodeKey(filters.q);
+      if (prefix !== '') {
+        prefixStart = this.keys.lowerBound(prefix, countryStart, countryEnd);
+        prefixEnd = prefixStart;
+        const prefixBytes = Buffer.from(prefix, 'utf8');
+        // Rows in [prefixStart, countryEnd) starting with the prefix are contiguous.
+        let lo = prefixStart;
+        let hi = countryEnd;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (this.keys.startsWithAt(mid, prefixBytes)) lo = mid + 1;
+          else hi = mid;
+        }
+        prefixEnd = lo;
+      }
+      const localities = columns.localitiesOfRange(countryStart);
+      localityBase = localities.localityStart;
+      marks = this.localityMarksFor(request.countryRow, filters.q, () => matchLocalities(localities, filters.q!));
+      if (marks === null) {
+        // Only code matches are possible: scan just their range.
+        start = Math.max(start, prefixStart);
+        end = Math.min(end, prefixEnd);
+        if (start >= end) return empty;
+      }
+    }
+
+    const stateCodeByRow = columns.stateCodeByRow;
+    const cityIdByRow = columns.cityIdByRow;
+    const typeByRow = columns.typeByRow;
+    const localityByRow = columns.localityByRow;
+    const rows: number[] = [];
+    const wanted = limit + 1;
+    for (let row = start; row < end; row++) {
+      if (stateValue >= 0 && stateCodeByRow[row] !== stateValue) continue;
+      if (cityId >= 0 && cityIdByRow[row] !== cityId) continue;
+      if (typeValue >= 0 && typeByRow[row] !== typeValue) continue;
+      if (marks !== null && (row < prefixStart || row >= prefixEnd)) {
+        const locality = localityByRow[row]!;
+        if (locality < 0 || marks[locality - localityBase] !== 1) continue;
+      }
+      rows.push(row);
+      if (rows.length === wanted) break;
+    }
+    const hasMore = rows.length > limit;
+    if (hasMore) rows.length = limit;
+    return { rows, hasMore };
+  }
+
+  private localityMarksFor(countryRow: number, q: string, compute: () => Uint8Array | null): Uint8Array | null {
+    const key = `${countryRow}\u0000${q}`;
+    const cached = this.localityMarks.get(key);
+    if (cached !== undefined) {
+      // Refresh recency (Map keeps insertion order).
+      this.localityMarks.delete(key);
+      this.localityMarks.set(key, cached);
+      return cached === NO_MATCH ? null : cached;
+    }
+    const marks = compute() ?? NO_MATCH;
+    this.localityMarks.set(key, marks);
+    this.localityMarksBytes += marks.byteLength + key.length * 2;
+    for (const [oldKey, oldMarks] of this.localityMarks) {
+      if (this.localityMarksBytes <= LOCALITY_MARKS_MAX_BYTES || oldKey === key) break;
+      this.localityMarks.delete(oldKey);
+      this.localityMarksBytes -= oldMarks.byteLength + oldKey.length * 2;
+    }
+    return marks === NO_MATCH ? null : marks;
+  }
+}

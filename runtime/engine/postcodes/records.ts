@@ -1,0 +1,70 @@
+// The postcode record as the API serves it (spec "Postcode record"): ids as numeric strings,
+// coordinates as JSON numbers, fields above the caller's tier absent (not blanked). Tiers and
+// projection go through the shared field machinery (runtime/engine/fields.ts).
+import type { PostcodeRecord } from '../../format/model.js';
+import { defineEntityFields, projectionFor, serializeObject, type Projection } from '../fields.js';
+import type { Tier } from '../../routes/types.js';
+
+export const POSTCODE_FIELDS = defineEntityFields('postcodes', [
+  ['id', 'basic', 'number'], ['code', 'basic'], ['country_code', 'basic'], ['state_code', 'basic'],
+  ['locality_name', 'basic'], ['type', 'basic'],
+  ['country_id', 'coordinates', 'number'], ['state_id', 'coordinates', 'number'], ['city_id', 'coordinates', 'number'],
+  ['latitude', 'coordinates', 'number'], ['longitude', 'coordinates', 'number'],
+  ['source', 'full'], ['wikiDataId', 'full'],
+]);
+
+export interface ApiPostcode {
+  id: string;
+  code: string;
+  country_code: string;
+  state_code: string | null;
+  locality_name: string | null;
+  type: string | null;
+  country_id: string;
+  state_id: string | null;
+  city_id: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  source: string | null;
+  wikiDataId: string | null;
+}
+
+/** The projection for a tier and an optional validated `fields` list (id always kept). */
+export function postcodeProjection(tier: Tier, fields: readonly string[] | null): Projection {
+  return projectionFor(POSTCODE_FIELDS, tier, { fields });
+}
+
+function idText(id: number | null): string | null {
+  return id === null ? null : String(id);
+}
+
+function coordinate(text: string | null): number | null {
+  if (text === null || text.trim() === '') return null;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : null;
+}
+
+/** Every served field of a record, typed as the spec serves it. */
+export function toApiPostcode(record: PostcodeRecord): ApiPostcode {
+  return {
+    id: String(record.id),
+    code: record.code,
+    country_code: record.country_code,
+    state_code: record.state_code,
+    locality_name: record.locality_name,
+    type: record.type,
+    country_id: String(record.country_id),
+    state_id: idText(record.state_id),
+    city_id: idText(record.city_id),
+    latitude: coordinate(record.latitude),
+    longitude: coordinate(record.longitude),
+    source: record.source,
+    wikiDataId: record.wikiDataId,
+  };
+}
+
+/** JSON array text of the rows' records under `projection`. */
+export function serializePostcodes(projection: Projection, records: readonly PostcodeRecord[]): string {
+  if (records.length === 0) return '[]';
+  return `[${records.map((r) => serializeObject(projection, toApiPostcode(r))).join(',')}]`;
+}

@@ -1,0 +1,161 @@
+// Autocomplete: candidates from the prefix indexes (exact and starts-with on name/native, and on
+// translations from 3 characters) and, only when those cannot fill the limit, from the trigram
+// index (similarity ≥ AUTOCOMPLETE_FUZZY_THRESHOLD); ranked by AUTOCOMPLETE_RULES.
+//
+// match_score (unrounded here; served rounded to 2 decimals):
+//   exact match (name, native or translation)  1
+//   starts-with (name, native or translation)  typed share of the matched name: UTF-8 bytes of
+//                                              matchKey(q) / of matchKey(matched text), < 1
+//   trigram match                              pg_trgm similarity(q, name or native)
+// A row that matches several ways keeps its best: exact > starts-with on name/native > the
+// higher score of its translation and trigram matches (ties: name, native, translation).
+import { PREFIX_FIELD_NATIVE } from '../../indexes/prefix-index.js';
+import { TRIGRAM_FIELD_NATIVE } from '../../indexes/trigram-index.js';
+import type { EntityIndexes } from './context.js';
+import { AUTOCOMPLETE_RULES, comparatorOf, MATCH_EXACT, MATCH_OTHER, MATCH_PREFIX, TopK, type AutocompleteCandidate, type MatchedField } from './ranking.js';
+import type { RowRanges } from './row-filter.js';
+
+/** Trigram matches below this similarity are not autocomplete candidates. */
+export const AUTOCOMPLETE_FUZZY_THRESHOLD = 0.3;
+/** Translations match from this many characters of matchKey(q) (spec). */
+export const TRANSLATION_MIN_CHARS = 3;
+
+export interface AutocompleteQuery {
+  /** q as sent (trimmed): scored with pg_trgm similarity. */
+  q: string;
+  /** matchKey(q): compared with the prefix indexes' keys. */
+  key: string;
+  rows: RowRanges;
+  limit: number;
+}
+
+const compareAutocomplete = comparatorOf(AUTOCOMPLETE_RULES);
+const encoder = new TextEncoder();
+
+const FIELD_RANK: Readonly<Record<MatchedField, number>> = { name: 0, native: 1, translation: 2 };
+
+interface Scratch {
+  /** Rows matched by name/native prefix in this search (= generation). */
+  prefixStamp: Uint32Array;
+  match: Uint8Array;
+  field: Uint8Array;
+  score: Float64Array;
+  /** Rows holding a translation or trigram candidate in this search (= generation). */
+  otherStamp: Uint32Array;
+  otherScore: Float64Array;
+  otherField: Uint8Array;
+  generation: number;
+}
+
+const FIELDS: readonly MatchedField[] = ['name', 'native', 'translation'];
+const scratches = new WeakMap<EntityIndexes, Scratch>();
+
+function scratchFor(indexes: EntityIndexes): Scratch {
+  let s = scratches.get(indexes);
+  if (!s) {
+    const n = indexes.rowCount;
+    s = {
+      prefixStamp: new Uint32Array(n), match: new Uint8Array(n), field: new Uint8Array(n), score: new Float64Array(n),
+      otherStamp: new Uint32Array(n), otherScore: new Float64Array(n), otherField: new Uint8Array(n),
+      generation: 0,
+    };
+    scratches.set(indexes, s);
+  }
+  if (++s.generation === 0xffffffff) {
+    s.prefixStamp.fill(0);
+    s.otherStamp.fill(0);
+    s.generation = 1;
+  }
+  return s;
+}
+
+function codePointCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** True when (score, field) beats the row's current (score, field). */
+function better(score: number, field: number, currentScore: number, currentField: number): boolean {
+  return score > currentScore || (score === currentScore && field < currentField);
+}
+
+export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQuery): AutocompleteCandidate[] {
+  if (query.rows.isEmpty) return [];
+  const s = scratchFor(indexes);
+  const generation = s.generation;
+  const rows = query.rows;
+  const prefixRows: number[] = [];
+  const keyBytes = encoder.encode(query.key).length;
+
+  // Rules 1–2: exact and starts-with on name/native (one contiguous range of the prefix index).
+  if (keyBytes > 0) {
+    const prefix = indexes.prefix;
+    const [start, end] = prefix.range(query.key);
+    for (let i = start; i < end; i++) {
+      const row = prefix.row(i);
+      if (!rows.has(row)) continue;
+      const entryKeyBytes = prefix.keyLength(i);
+      const match = entryKeyBytes === keyBytes ? MATCH_EXACT : MATCH_PREFIX;
+      const field = prefix.field(i) === PREFIX_FIELD_NATIVE ? FIELD_RANK.native : FIELD_RANK.name;
+      const score = match === MATCH_EXACT ? 1 : keyBytes / entryKeyBytes;
+      if (s.prefixStamp[row] !== generation) {
+        s.prefixStamp[row] = generation;
+        prefixRows.push(row);
+      } else if (s.match[row]! < match || (s.match[row] === match && better(score, field, s.score[row]!, s.field[row]!) === false)) {
+        continue;
+      }
+      s.match[row] = match;
+      s.field[row] = field;
+      s.score[row] = score;
+    }
+  }
+
+  const top = new TopK<AutocompleteCandidate>(query.limit, compareAutocomplete, (c) => ({ ...c }));
+  const candidate: AutocompleteCandidate = { row: 0, id: 0, match: 0, score: 0, field: 'name', population: 0 };
+  const population = indexes.population;
+  const offer = (row: number, match: number, score: number, field: number): void => {
+    candidate.row = row;
+    candidate.match = match;
+    candidate.score = score;
+    candidate.field = FIELDS[field]!;
+    candidate.population = population[row]!;
+    candidate.id = indexes.idAt(row);
+    top.offer(candidate);
+  };
+  for (const row of prefixRows) offer(row, s.match[row]!, s.score[row]!, s.field[row]!);
+  // Rules 1–2 outrank everything else: other candidates matter only if these leave room.
+  if (prefixRows.length >= query.limit) return top.items;
+
+  const otherRows: number[] = [];
+  const consider = (row: number, score: number, field: number): void => {
+    if (s.prefixStamp[row] === generation || !rows.has(row)) return;
+    if (s.otherStamp[row] !== generation) {
+      s.otherStamp[row] = generation;
+      otherRows.push(row);
+    } else if (!better(score, field, s.otherScore[row]!, s.otherField[row]!)) {
+      return;
+    }
+    s.otherScore[row] = score;
+    s.otherField[row] = field;
+  };
+
+  if (keyBytes > 0 && codePointCount(query.key) >= TRANSLATION_MIN_CHARS) {
+    const translations = indexes.prefixTranslations;
+    const [start, end] = translations.range(query.key);
+    for (let i = start; i < end; i++) {
+      const entryKeyBytes = translations.keyLength(i);
+      consider(translations.row(i), entryKeyBytes === keyBytes ? 1 : keyBytes / entryKeyBytes, FIELD_RANK.translation);
+    }
+  }
+
+  const [rowStart, rowEnd] = rows.span;
+  const trigram = indexes.trigram;
+  const { docs, scores } = trigram.search(query.q, AUTOCOMPLETE_FUZZY_THRESHOLD, { rowStart, rowEnd });
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i]!;
+    consider(trigram.docRow(doc), scores[i]!, trigram.docField(doc) === TRIGRAM_FIELD_NATIVE ? FIELD_RANK.native : FIELD_RANK.name);
+  }
+  for (const row of otherRows) offer(row, MATCH_OTHER, s.otherScore[row]!, s.otherField[row]!);
+  return top.items;
+}

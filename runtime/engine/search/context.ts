@@ -1,0 +1,112 @@
+// Everything search needs from one Store, opened on first use and kept for the Store's lifetime
+// (WeakMap: a reloaded snapshot gets a fresh context): the index views of each searchable entity,
+// code lookups for the country/state filters, and the city kind of every row.
+// Lookups decode records once per Store (250 countries; a country's states on first use; every
+// city once for kinds), never per request.
+import { GeoIndex } from '../../indexes/geo-index.js';
+import { PrefixIndex } from '../../indexes/prefix-index.js';
+import { TrigramIndex } from '../../indexes/trigram-index.js';
+import type { Store } from '../../store/types.js';
+import { cityKind, KIND_CODE } from './city-kind.js';
+
+/** The `type` parameter of the search operations. */
+export type SearchType = 'city' | 'state' | 'country';
+export type SearchEntity = 'cities' | 'states' | 'countries';
+
+export const ENTITY_OF: Readonly<Record<SearchType, SearchEntity>> = { city: 'cities', state: 'states', country: 'countries' };
+
+export interface EntityIndexes {
+  readonly geo: GeoIndex;
+  readonly prefix: PrefixIndex;
+  readonly prefixTranslations: PrefixIndex;
+  readonly trigram: TrigramIndex;
+  /** Population per row (-1 unknown), from relations. */
+  readonly population: Float64Array;
+  readonly rowCount: number;
+  idAt(row: number): number;
+}
+
+export class SearchContext {
+  private readonly entities = new Map<SearchEntity, EntityIndexes>();
+  private countryRows: Map<string, number> | null = null;
+  private readonly stateRowsByCountry = new Map<number, Map<string, number[]>>();
+  private kinds: Uint8Array | null = null;
+
+  constructor(readonly store: Store) {}
+
+  indexes(entity: SearchEntity): EntityIndexes {
+    let opened = this.entities.get(entity);
+    if (!opened) {
+      const store = this.store;
+      const table = store[entity];
+      const population =
+        entity === 'cities' ? store.relations.cityPopulation : entity === 'states' ? store.relations.statePopulation : store.relations.countryPopulation;
+      opened = {
+        geo: GeoIndex.from(store.section(`geo.${entity}`), `geo.${entity}`),
+        prefix: PrefixIndex.from(store.section(`prefix.${entity}`), 0, `prefix.${entity}`),
+        prefixTranslations: PrefixIndex.from(store.section(`prefix-tr.${entity}`), 0, `prefix-tr.${entity}`),
+        trigram: TrigramIndex.from(store.section(`trigram.${entity}`), 0, `trigram.${entity}`),
+        population,
+        rowCount: table.count,
+        idAt: (row: number) => table.idAt(row),
+      };
+      this.entities.set(entity, opened);
+    }
+    return opened;
+  }
+
+  /** Row of the country with this alpha-2 code (upper case), or -1. */
+  countryRow(iso2: string): number {
+    if (!this.countryRows) {
+      const rows = new Map<string, number>();
+      const countries = this.store.countries;
+      for (let row = 0; row < countries.count; row++) rows.set(countries.record(row).iso2.toUpperCase(), row);
+      this.countryRows = rows;
+    }
+    return this.countryRows.get(iso2) ?? -1;
+  }
+
+  /**
+   * Rows of the country's states whose code (`iso2`, what cities carry as `state_code`) equals
+   * `code` case-insensitively; usually one, empty when none.
+   */
+  stateRows(countryRow: number, code: string): readonly number[] {
+    let byCode = this.stateRowsByCountry.get(countryRow);
+    if (!byCode) {
+      byCode = new Map();
+      const { start, end } = this.store.relations.countryStates;
+      for (let row = start[countryRow]!; row < end[countryRow]!; row++) {
+        const iso2 = this.store.states.record(row).iso2;
+        if (iso2 === null) continue;
+        const key = iso2.toUpperCase();
+        const list = byCode.get(key);
+        if (list) list.push(row);
+        else byCode.set(key, [row]);
+      }
+      this.stateRowsByCountry.set(countryRow, byCode);
+    }
+    return byCode.get(code.toUpperCase()) ?? [];
+  }
+
+  /** KIND_CODE of every city row (decodes each city once, on first use). */
+  cityKinds(): Uint8Array {
+    if (!this.kinds) {
+      const cities = this.store.cities;
+      const kinds = new Uint8Array(cities.count);
+      for (let row = 0; row < cities.count; row++) kinds[row] = KIND_CODE[cityKind(cities.record(row).type)];
+      this.kinds = kinds;
+    }
+    return this.kinds;
+  }
+}
+
+const contexts = new WeakMap<Store, SearchContext>();
+
+export function searchContext(store: Store): SearchContext {
+  let context = contexts.get(store);
+  if (!context) {
+    context = new SearchContext(store);
+    contexts.set(store, context);
+  }
+  return context;
+}

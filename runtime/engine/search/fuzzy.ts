@@ -1,0 +1,89 @@
+// Fuzzy search: pg_trgm similarity() of q with each row's English and native name, the higher
+// wins; rows reaching the threshold ranked by FUZZY_RULES. The trigram index returns every
+// matching (row, field) document with its exact score; ranking reads typed arrays only.
+import { TRIGRAM_FIELD_NATIVE } from '../../indexes/trigram-index.js';
+import type { EntityIndexes } from './context.js';
+import { comparatorOf, FUZZY_RULES, TopK, type ScoredCandidate } from './ranking.js';
+import type { RowRanges } from './row-filter.js';
+
+export interface FuzzyQuery {
+  q: string;
+  /** Unrounded similarity a row must reach, 0.1 to 1. */
+  threshold: number;
+  rows: RowRanges;
+  limit: number;
+}
+
+export interface FuzzyHit extends ScoredCandidate {
+  /** The native name scored strictly higher than the English name. */
+  nativeWins: boolean;
+}
+
+const compareFuzzy = comparatorOf(FUZZY_RULES);
+
+// Per-row best scores of one search, reused across searches (indexed by row; `stamp` marks the
+// rows touched by the current search so nothing needs clearing).
+interface Scratch {
+  stamp: Uint32Array;
+  nameScore: Float64Array;
+  nativeScore: Float64Array;
+  generation: number;
+}
+const scratches = new WeakMap<EntityIndexes, Scratch>();
+
+function scratchFor(indexes: EntityIndexes): Scratch {
+  let scratch = scratches.get(indexes);
+  if (!scratch) {
+    const n = indexes.rowCount;
+    scratch = { stamp: new Uint32Array(n), nameScore: new Float64Array(n), nativeScore: new Float64Array(n), generation: 0 };
+    scratches.set(indexes, scratch);
+  }
+  if (++scratch.generation === 0xffffffff) {
+    scratch.stamp.fill(0);
+    scratch.generation = 1;
+  }
+  return scratch;
+}
+
+export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit[] {
+  if (query.rows.isEmpty) return [];
+  const [rowStart, rowEnd] = query.rows.span;
+  const { docs, scores } = indexes.trigram.search(query.q, query.threshold, { rowStart, rowEnd });
+  if (docs.length === 0) return [];
+
+  const trigram = indexes.trigram;
+  const scratch = scratchFor(indexes);
+  const { stamp, nameScore, nativeScore, generation } = scratch;
+  const rows: number[] = [];
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i]!;
+    const row = trigram.docRow(doc);
+    if (!query.rows.has(row)) continue;
+    if (stamp[row] !== generation) {
+      stamp[row] = generation;
+      nameScore[row] = -1;
+      nativeScore[row] = -1;
+      rows.push(row);
+    }
+    if (trigram.docField(doc) === TRIGRAM_FIELD_NATIVE) nativeScore[row] = scores[i]!;
+    else nameScore[row] = scores[i]!;
+  }
+
+  const population = indexes.population;
+  const top = new TopK<FuzzyHit>(query.limit, compareFuzzy, (c) => ({ ...c }));
+  const candidate: FuzzyHit = { row: 0, id: 0, score: 0, population: 0, nativeWins: false };
+  for (const row of rows) {
+    const name = nameScore[row]!;
+    const native = nativeScore[row]!;
+    candidate.row = row;
+    // A native name missing from the index has the name's trigrams (build-index/sections/trigram.ts),
+    // so a name below the threshold (-1 here) never hides a native that ties it.
+    candidate.nativeWins = native > name;
+    candidate.score = candidate.nativeWins ? native : name;
+    candidate.population = population[row]!;
+    // The id is only needed when score and population tie the current worst.
+    candidate.id = indexes.idAt(row);
+    top.offer(candidate);
+  }
+  return top.items;
+}

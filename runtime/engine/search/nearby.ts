@@ -1,0 +1,45 @@
+// Nearby search: rows within radiusKm of a point, nearest first (NEARBY_RULES: haversine
+// distance, then lower id). The KD-tree (geokdbush) walks outwards and stops at the radius or
+// once it has enough rows; it orders equal distances by row, so rows tied with the last kept one
+// are fetched too and the final order is by (distance, id).
+import type { EntityIndexes } from './context.js';
+import { haversineKm } from './haversine.js';
+import { comparatorOf, NEARBY_RULES, type DistanceCandidate } from './ranking.js';
+
+export interface NearbyQuery {
+  lat: number;
+  lng: number;
+  radiusKm: number;
+  limit: number;
+  /** Row predicate (country, state, kind, min_population), or null for every row. */
+  filter: ((row: number) => boolean) | null;
+}
+
+const compareNearby = comparatorOf(NEARBY_RULES);
+
+// The tree's radius bound compares haversines, ours compares kilometres; a hair of slack keeps
+// the tree from dropping a row our own test keeps. Rows beyond radiusKm are dropped below.
+const RADIUS_SLACK = 1 + 1e-9;
+
+export function nearbySearch(indexes: EntityIndexes, query: NearbyQuery): DistanceCandidate[] {
+  const { lat, lng, radiusKm, limit } = query;
+  const geo = indexes.geo;
+  const filter = query.filter ?? undefined;
+  let want = limit + 1;
+  for (;;) {
+    const rows = geo.around(lng, lat, want, radiusKm * RADIUS_SLACK, filter);
+    const candidates: DistanceCandidate[] = [];
+    for (const row of rows) {
+      const distanceKm = haversineKm(lat, lng, geo.lat(row), geo.lng(row));
+      if (distanceKm <= radiusKm) candidates.push({ row, id: indexes.idAt(row), distanceKm });
+    }
+    const exhausted = rows.length < want;
+    // Complete when the tree ran out of rows, or the farthest fetched row is strictly farther
+    // than the limit-th (so no unfetched row can tie or beat a kept one).
+    if (exhausted || candidates.length < rows.length || candidates[candidates.length - 1]!.distanceKm > candidates[limit - 1]!.distanceKm) {
+      candidates.sort(compareNearby);
+      return candidates.length > limit ? candidates.slice(0, limit) : candidates;
+    }
+    want *= 2;
+  }
+}

@@ -1,0 +1,113 @@
+// Ranking as data: an ordered list of named rules (Meilisearch style). Two candidates are
+// compared by the first rule that tells them apart; later rules only break ties of earlier ones.
+// The same lists drive the engine and the brute-force oracles in test/search, so "the five rules"
+// are written down once.
+
+export interface RankingRule<C> {
+  readonly name: string;
+  /** Negative when `a` ranks before `b`, positive when after, 0 when this rule cannot tell. */
+  compare(a: C, b: C): number;
+}
+
+export function comparatorOf<C>(rules: readonly RankingRule<C>[]): (a: C, b: C) => number {
+  return (a, b) => {
+    for (const rule of rules) {
+      const order = rule.compare(a, b);
+      if (order !== 0) return order;
+    }
+    return 0;
+  };
+}
+
+/** How an autocomplete candidate matched q (its best way, when several apply). */
+export const MATCH_EXACT = 0;
+/** Name or native starts with q. */
+export const MATCH_PREFIX = 1;
+/** Everything else: translation matches and trigram (fuzzy) matches, ranked by match_score. */
+export const MATCH_OTHER = 2;
+
+export type MatchedField = 'name' | 'native' | 'translation';
+
+export interface AutocompleteCandidate {
+  row: number;
+  id: number;
+  match: number;
+  /** Unrounded match score (see runtime/engine/search/README.md). */
+  score: number;
+  field: MatchedField;
+  /** -1 when unknown, so unknown populations rank last. */
+  population: number;
+}
+
+/** The spec's five autocomplete rules, in priority order. */
+export const AUTOCOMPLETE_RULES: readonly RankingRule<AutocompleteCandidate>[] = [
+  { name: 'exactName', compare: (a, b) => (a.match === MATCH_EXACT ? 0 : 1) - (b.match === MATCH_EXACT ? 0 : 1) },
+  { name: 'startsWith', compare: (a, b) => (a.match <= MATCH_PREFIX ? 0 : 1) - (b.match <= MATCH_PREFIX ? 0 : 1) },
+  // "closest remaining fuzzy match": the score orders only the candidates left after rules 1–2.
+  { name: 'fuzzyScore', compare: (a, b) => (a.match === MATCH_OTHER && b.match === MATCH_OTHER ? b.score - a.score : 0) },
+  { name: 'population', compare: (a, b) => b.population - a.population },
+  { name: 'id', compare: (a, b) => a.id - b.id },
+];
+
+export interface ScoredCandidate {
+  row: number;
+  id: number;
+  /** Unrounded similarity. */
+  score: number;
+  population: number;
+}
+
+/** Fuzzy search: score desc, then population desc, then id asc. */
+export const FUZZY_RULES: readonly RankingRule<ScoredCandidate>[] = [
+  { name: 'score', compare: (a, b) => b.score - a.score },
+  { name: 'population', compare: (a, b) => b.population - a.population },
+  { name: 'id', compare: (a, b) => a.id - b.id },
+];
+
+export interface DistanceCandidate {
+  row: number;
+  id: number;
+  distanceKm: number;
+}
+
+/** Nearby search: nearest first, lower id on equal distance (places sharing one coordinate). */
+export const NEARBY_RULES: readonly RankingRule<DistanceCandidate>[] = [
+  { name: 'distance', compare: (a, b) => a.distanceKm - b.distanceKm },
+  { name: 'id', compare: (a, b) => a.id - b.id },
+];
+
+/**
+ * Keeps the best `limit` items seen, in rank order, without sorting everything: an item that
+ * does not beat the current worst is rejected with one comparison. `offer` copies nothing;
+ * callers that reuse a scratch object pass `clone` to keep a copy only when it is kept.
+ */
+export class TopK<C> {
+  readonly items: C[] = [];
+
+  constructor(
+    readonly limit: number,
+    private readonly compare: (a: C, b: C) => number,
+    private readonly clone: (item: C) => C = (item) => item,
+  ) {}
+
+  /** True when `item` would be kept (lets callers skip expensive work for hopeless items). */
+  wouldKeep(item: C): boolean {
+    return this.items.length < this.limit || this.compare(item, this.items[this.items.length - 1]!) < 0;
+  }
+
+  offer(item: C): boolean {
+    const items = this.items;
+    if (items.length >= this.limit && this.compare(item, items[items.length - 1]!) >= 0) return false;
+    // Binary search for the insertion point keeps equal items in arrival order.
+    let lo = 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compare(item, items[mid]!) < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    items.splice(lo, 0, this.clone(item));
+    if (items.length > this.limit) items.pop();
+    return true;
+  }
+}

@@ -1,0 +1,41 @@
+// Which rows a search may return, as half-open row ranges: snapshot row orders make a country's
+// cities, a state's cities and a country's states contiguous (runtime/store/types.ts), so the
+// country and state filters are ranges and the trigram search can be cut to them.
+
+export class RowRanges {
+  /** [start0, end0, start1, end1, …], ascending, non-overlapping, no empty range. */
+  private readonly bounds: Int32Array;
+
+  constructor(ranges: readonly (readonly [number, number])[]) {
+    const sorted = ranges.filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0]);
+    this.bounds = Int32Array.from(sorted.flat());
+  }
+
+  static all(rowCount: number): RowRanges {
+    return new RowRanges([[0, rowCount]]);
+  }
+
+  static none(): RowRanges {
+    return new RowRanges([]);
+  }
+
+  get isEmpty(): boolean {
+    return this.bounds.length === 0;
+  }
+
+  /** The smallest range holding every allowed row ([0, 0) when none). */
+  get span(): [number, number] {
+    const b = this.bounds;
+    return b.length === 0 ? [0, 0] : [b[0]!, b[b.length - 1]!];
+  }
+
+  has(row: number): boolean {
+    const b = this.bounds;
+    // One range in the common case; a few when a state code names several states.
+    for (let i = 0; i < b.length; i += 2) {
+      if (row < b[i]!) return false;
+      if (row < b[i + 1]!) return true;
+    }
+    return false;
+  }
+}

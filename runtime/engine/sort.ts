@@ -1,0 +1,83 @@
+// Per-request ordering for the `sort` parameter. Lists come in the snapshot's precomputed order
+// (by name), so this runs only when `sort` is given; Array#sort is stable, so equal keys keep
+// that order (deterministic ties).
+//
+// Stable API: sortObjects(items, keys, set) sorts `items` in place and returns it. SortKey comes
+// from params.sortParam. Numbers and decimal text (latitude …) compare numerically, text by
+// matchKey() then raw text; null/absent values always sort last, whatever the direction.
+import { matchKey } from '../text/normalise.js';
+import type { EntityFields } from './fields.js';
+
+export interface SortKey {
+  field: string;
+  descending: boolean;
+}
+
+type Key = number | string | null;
+
+function numericKey(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string' && value.trim() !== '') {
+    const n = Number(value);
+    return Number.isFinite(n) ? n : null;
+  }
+  return null;
+}
+
+function textKey(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'string' ? value : String(value);
+}
+
+const PRINTABLE_ASCII_RE = /^[\x20-\x7e]*$/;
+const SPACES_RE = /\s+/g;
+
+/** matchKey() with a fast path: for printable ASCII it reduces to lower case + collapsed spaces. */
+function foldedText(text: string): string {
+  return PRINTABLE_ASCII_RE.test(text) ? text.toLowerCase().replace(SPACES_RE, ' ').trim() : matchKey(text);
+}
+
+function compareKeys(a: Key, b: Key): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function sortObjects<T extends object>(items: T[], keys: readonly SortKey[], set: EntityFields): T[] {
+  if (keys.length === 0 || items.length < 2) return items;
+  const numeric = keys.map((k) => set.byName.get(k.field)?.sortAs === 'number');
+  // Decorate once: matchKey per comparison would dominate the sort.
+  const decorated = items.map((item, index) => {
+    const source = item as Record<string, unknown>;
+    const primary: Key[] = [];
+    const secondary: Key[] = [];
+    keys.forEach((k, i) => {
+      const value = source[k.field];
+      if (numeric[i]) {
+        primary.push(numericKey(value));
+        secondary.push(null);
+      } else {
+        const text = textKey(value);
+        primary.push(text === null ? null : foldedText(text));
+        secondary.push(text);
+      }
+    });
+    return { item, index, primary, secondary };
+  });
+  decorated.sort((a, b) => {
+    for (let i = 0; i < keys.length; i++) {
+      const nullsLast = compareKeys(a.primary[i] ?? null, b.primary[i] ?? null);
+      if (nullsLast !== 0) {
+        // Nulls stay last in both directions.
+        if (a.primary[i] === null || b.primary[i] === null) return nullsLast;
+        return keys[i]!.descending ? -nullsLast : nullsLast;
+      }
+      const raw = compareKeys(a.secondary[i] ?? null, b.secondary[i] ?? null);
+      if (raw !== 0) return keys[i]!.descending ? -raw : raw;
+    }
+    return a.index - b.index;
+  });
+  for (let i = 0; i < decorated.length; i++) items[i] = decorated[i]!.item;
+  return items;
+}

@@ -1,0 +1,123 @@
+// Writing one response: status line, the headers every response carries, negotiated encoding,
+// Cache-Control rules, and the body, all inside one cork so it leaves in one write.
+import { STATUS_CODES } from 'node:http';
+import type { ErrorShape } from '../routes/types.js';
+import { chooseEncoding, MIN_COMPRESS_LENGTH, type CompressionCache } from './encoding.js';
+import type { UwsHttpResponse } from './uws.js';
+
+export const UNAUTHORIZED_MESSAGE = "Unauthorized. You shouldn't be here.";
+export const UNAUTHORIZED_BODY = JSON.stringify({ error: UNAUTHORIZED_MESSAGE });
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+const statusLines: string[] = [];
+for (const [code, text] of Object.entries(STATUS_CODES)) statusLines[Number(code)] = `${code} ${text}`;
+
+export function statusLine(status: number): string {
+  return statusLines[status] ?? `${status} Status ${status}`;
+}
+
+/** An error body in one of the spec's two shapes. Shape A puts details beside `error`. */
+export function errorBody(shape: ErrorShape, message: string, details?: Record<string, unknown>): string {
+  if (shape === 'A') {
+    const body: Record<string, unknown> = { error: message };
+    if (details) for (const key in details) if (key !== 'error') body[key] = details[key];
+    return JSON.stringify(body);
+  }
+  return JSON.stringify(details ? { status: 'error', message, details } : { status: 'error', message });
+}
+
+/** Headers the HTTP layer owns; a Reply cannot replace them. */
+const RESERVED = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'connection', 'vary', 'x-request-id', 'x-geoapi-data-version', 'x-geoapi-plan', 'date']);
+const UNSAFE_VALUE = /[\r\n\0]/;
+
+export interface Outgoing {
+  status: number;
+  body: string | Uint8Array;
+  gzip?: Uint8Array | undefined;
+  br?: Uint8Array | undefined;
+  /** Operation headers (ETag, Cache-Control, X-Cache, …). */
+  headers?: Record<string, string> | undefined;
+  /** Quota usage headers of a keyed request. */
+  usageHeaders?: Record<string, string> | undefined;
+  /** The caller's plan, for keyed responses. */
+  plan?: string | undefined;
+  /** The request's Origin when CORS allows it. */
+  corsOrigin?: string | undefined;
+}
+
+export interface ResponseSettings {
+  dataVersion: string;
+  privateMaxAgeSeconds: number;
+  compression: CompressionCache;
+  /** Access-Control-Expose-Headers value for CORS responses. */
+  corsExposeHeaders: string;
+  vary: string;
+  log(message: string): void;
+}
+
+/**
+ * Writes the whole response. `acceptEncoding` is the request's header ('' when absent);
+ * `closeConnection` is set while draining so keep-alive clients move to another process.
+ */
+export function writeResponse(
+  res: UwsHttpResponse,
+  out: Outgoing,
+  requestId: string,
+  acceptEncoding: string,
+  settings: ResponseSettings,
+  closeConnection: boolean,
+): void {
+  const status = out.status;
+  let body = out.body;
+  let encoding: 'br' | 'gzip' | null = null;
+  const bodyLength = typeof body === 'string' ? body.length : body.byteLength;
+  const bodiless = status === 304 || status === 204;
+  if (!bodiless && bodyLength > 0) {
+    const wanted = chooseEncoding(acceptEncoding);
+    if (wanted === 'br' && out.br) [body, encoding] = [out.br, 'br'];
+    else if (wanted !== null && out.gzip && (wanted === 'gzip' || !out.br)) [body, encoding] = [out.gzip, 'gzip'];
+    else if (wanted !== null && bodyLength >= MIN_COMPRESS_LENGTH) [body, encoding] = [settings.compression.get(body, wanted), wanted];
+  }
+
+  res.cork(() => {
+    let cacheControl: string | null = null;
+    res.writeStatus(statusLine(status));
+    if (!bodiless) res.writeHeader('Content-Type', JSON_CONTENT_TYPE);
+    if (encoding !== null) res.writeHeader('Content-Encoding', encoding);
+    res.writeHeader('Vary', settings.vary);
+    res.writeHeader('X-Request-ID', requestId);
+    res.writeHeader('X-GEOAPI-Data-Version', settings.dataVersion);
+    if (out.plan !== undefined) res.writeHeader('X-GEOAPI-Plan', out.plan);
+    if (out.usageHeaders !== undefined) {
+      for (const name in out.usageHeaders) {
+        if (name.toLowerCase() !== 'x-geoapi-plan') res.writeHeader(name, out.usageHeaders[name]!);
+      }
+    }
+    if (out.headers !== undefined) {
+      for (const name in out.headers) {
+        const lower = name.toLowerCase();
+        const value = out.headers[name]!;
+        if (RESERVED.has(lower)) continue;
+        if (UNSAFE_VALUE.test(value) || UNSAFE_VALUE.test(name)) {
+          settings.log(`request ${requestId}: dropped header ${JSON.stringify(name)} with a line break in it`);
+          continue;
+        }
+        if (lower === 'cache-control') cacheControl = value;
+        res.writeHeader(name, value);
+      }
+    }
+    if (cacheControl === null) {
+      // Errors (401, 403 and 429 above all) must never be reused by a cache.
+      if (status >= 400) res.writeHeader('Cache-Control', 'no-store');
+      else if (status === 200 && out.plan !== undefined) res.writeHeader('Cache-Control', `private, max-age=${settings.privateMaxAgeSeconds}`);
+    }
+    if (out.corsOrigin !== undefined) {
+      res.writeHeader('Access-Control-Allow-Origin', out.corsOrigin);
+      res.writeHeader('Access-Control-Expose-Headers', settings.corsExposeHeaders);
+    }
+    // endWithoutBody() with no arguments: uWS v20.30 silently leaves the response unanswered when
+    // given (undefined, close), which aborts the process; with (0, close) it claims Content-Length: 0.
+    if (bodiless) res.endWithoutBody();
+    else res.end(body, closeConnection);
+  });
+}

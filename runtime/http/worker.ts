@@ -1,0 +1,115 @@
+// Worker thread entry: opens the store over the shared snapshot bytes, builds the uWS app and
+// listens when told to. Each worker has its own uWS app on the same port (SO_REUSEPORT).
+import { parentPort, workerData } from 'node:worker_threads';
+import { KeyIndex, type KeySnapshot } from '../access/key-index.js';
+import { parsePolicy } from '../access/policy.js';
+import { noQuotaGate, type QuotaGate, type QuotaModule } from '../access/quota-hook.js';
+import type { Operation } from '../routes/types.js';
+import type { Store } from '../store/types.js';
+import { buildApp, checkOperations, type WorkerState } from './app.js';
+import type { MainToWorker, WorkerInit, WorkerToMain } from './protocol.js';
+import { loadUws, type UwsListenSocket } from './uws.js';
+
+const port = parentPort!;
+const init = workerData as WorkerInit;
+let portOpen = true;
+
+function post(message: WorkerToMain): void {
+  if (portOpen) port.postMessage(message);
+}
+
+function log(message: string): void {
+  if (portOpen) post({ type: 'log', message: `[thread ${init.threadIndex}] ${message}` });
+  else console.error(`geoapi [thread ${init.threadIndex}] ${message}`);
+}
+
+/** An operations module exports `operations` (Operation[]) or `allOperations()`. */
+async function loadOperations(url: string): Promise<Operation[]> {
+  const mod = (await import(url)) as { operations?: Operation[]; allOperations?: () => Operation[] };
+  if (Array.isArray(mod.operations)) return mod.operations;
+  if (typeof mod.allOperations === 'function') return mod.allOperations();
+  throw new Error(`operations module ${url} exports neither "operations" nor "allOperations()"`);
+}
+
+async function createQuota(policy: WorkerState['policy']): Promise<QuotaGate> {
+  if (init.quotaModule === null) return noQuotaGate;
+  const mod = (await import(init.quotaModule)) as Partial<QuotaModule>;
+  if (typeof mod.createQuotaGate !== 'function') throw new Error(`quota module ${init.quotaModule} does not export createQuotaGate(init)`);
+  return mod.createQuotaGate({ policy, shared: init.quotaShared, threadIndex: init.threadIndex, threadCount: init.threadCount, log });
+}
+
+async function main(): Promise<void> {
+  const { uws, build } = loadUws(init.uwsCandidates);
+  const policy = parsePolicy(init.policyText, init.policySource, init.aliasHeaders);
+  const storeModule = (await import(init.openStoreModule)) as { openStore?: (bytes: unknown) => Store | Promise<Store> };
+  if (typeof storeModule.openStore !== 'function') throw new Error(`store module ${init.openStoreModule} does not export openStore(bytes)`);
+  const store = await storeModule.openStore(init.snapshot);
+  const operations = await loadOperations(init.operationsModule);
+  checkOperations(operations, policy);
+  let keySnapshot: KeySnapshot = init.keys;
+  const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: await createQuota(policy), draining: false };
+  const { app, refreshPolicy } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log });
+  let listenSocket: UwsListenSocket | null = null;
+
+  port.on('message', (message: MainToWorker) => {
+    try {
+      switch (message.type) {
+        case 'listen': {
+          const onListen = (socket: UwsListenSocket | false): void => {
+            if (socket === false) {
+              post({ type: 'listen-failed', port: message.port });
+              return;
+            }
+            listenSocket = socket;
+            post({ type: 'listening', port: uws.us_socket_local_port(socket) });
+          };
+          if (init.host === null) app.listen(message.port, onListen);
+          else app.listen(init.host, message.port, onListen);
+          break;
+        }
+        case 'keys':
+          keySnapshot = message.keys;
+          state.keys = new KeyIndex(keySnapshot, state.policy);
+          break;
+        case 'policy': {
+          const next = parsePolicy(message.text, message.source, init.aliasHeaders);
+          checkOperations(operations, next);
+          state.policy = next;
+          state.keys = new KeyIndex(keySnapshot, next);
+          state.quota.setPolicy?.(next);
+          refreshPolicy();
+          break;
+        }
+        case 'stop':
+          // Stop accepting; requests already received were answered synchronously. Responses from
+          // now on close their connection; idle keep-alive connections end at uWS's idle timeout,
+          // and the thread exits when no socket is left.
+          state.draining = true;
+          // An open Redis connection would keep the thread alive; requests still waiting on it finish first.
+          void state.quota.close?.().catch((error: Error) => log(`quota: closing: ${error.message}`));
+          if (listenSocket !== null) uws.us_listen_socket_close(listenSocket);
+          listenSocket = null;
+          portOpen = false;
+          port.close();
+          break;
+      }
+    } catch (error) {
+      log(`could not apply ${message.type}: ${(error as Error).message}; keeping the previous state`);
+    }
+  });
+
+  post({
+    type: 'loaded',
+    build,
+    store: { dataVersion: store.manifest.dataVersion, recordCounts: { ...store.manifest.recordCounts } },
+    operations: operations.length,
+    skippedKeys: state.keys.skipped,
+  });
+}
+
+main().catch((error: unknown) => {
+  post({ type: 'fatal', message: error instanceof Error ? error.message : String(error) });
+  if (error instanceof Error && error.stack) log(error.stack);
+  portOpen = false;
+  port.close();
+});

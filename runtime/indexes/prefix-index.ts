@@ -1,0 +1,197 @@
+// Starts-with and exact lookups for autocomplete: entries (key, row, field) sorted by the key's
+// UTF-8 bytes (= code point order), then row, then field, so every key starting with a prefix is
+// one contiguous range found by two binary searches, and exact matches open that range.
+// Keys are matchKey() forms (runtime/text/normalise.ts); the builder stores them as given.
+//
+// Payload (`prefix.<entity>`, `prefix-tr.<entity>`): ArrayPack of
+//   0 keyStarts  Uint32Array(entries + 1)  byte offset of each key in keyBytes
+//   1 keyBytes   Uint8Array                 UTF-8 keys, concatenated in entry order
+//   2 rows       Int32Array(entries)
+//   3 fields     Uint8Array(entries)        PREFIX_FIELD_*
+import { ArrayPack, ArrayPackBuilder } from '../format/array-pack.js';
+import { SnapshotFormatError } from '../format/section.js';
+
+export const PREFIX_FIELD_NAME = 0;
+export const PREFIX_FIELD_NATIVE = 1;
+export const PREFIX_FIELD_TRANSLATION = 2;
+export type PrefixField = typeof PREFIX_FIELD_NAME | typeof PREFIX_FIELD_NATIVE | typeof PREFIX_FIELD_TRANSLATION;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const SURROGATE_OR_ABOVE_RE = /[\ud800-\uffff]/;
+
+/**
+ * JS compares strings by UTF-16 code units, which puts astral characters (surrogates, D800–DFFF)
+ * before U+E000–U+FFFF; UTF-8 puts them after. Shifting those two blocks past each other makes
+ * the default (native) string sort agree with byte order, without a comparator callback.
+ */
+function byteOrderKey(key: string): string {
+  if (!SURROGATE_OR_ABOVE_RE.test(key)) return key;
+  let out = '';
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    out += String.fromCharCode(c >= 0xe000 ? c - 0x800 : c >= 0xd800 ? c + 0x2000 : c);
+  }
+  return out;
+}
+
+export class PrefixIndexBuilder {
+  /** Entries grouped by byteOrderKey(key): [row, field] pairs flattened. */
+  private readonly groups = new Map<string, number[]>();
+  private readonly keyOfOrder = new Map<string, string>();
+
+  /** Adds one key (already in matchKey form) of a row; empty keys are ignored. */
+  add(key: string, row: number, field: PrefixField): this {
+    if (key === '') return this;
+    if (!Number.isInteger(row) || row < 0 || row > 0x7fffffff) throw new RangeError(`prefix index: row must be a non-negative 32-bit integer, found ${row}`);
+    if (field !== PREFIX_FIELD_NAME && field !== PREFIX_FIELD_NATIVE && field !== PREFIX_FIELD_TRANSLATION) {
+      throw new RangeError(`prefix index: field must be 0 (name), 1 (native) or 2 (translation), found ${String(field)}`);
+    }
+    const order = byteOrderKey(key);
+    let group = this.groups.get(order);
+    if (!group) {
+      group = [];
+      this.groups.set(order, group);
+      if (order !== key) this.keyOfOrder.set(order, key);
+    }
+    group.push(row, field);
+    return this;
+  }
+
+  finish(): Uint8Array {
+    // The default sort compares strings natively (no comparator callback): fast for ~1M keys.
+    const orders = [...this.groups.keys()].sort();
+    const rows: number[] = [];
+    const fields: number[] = [];
+    const keys: Uint8Array[] = [];
+    let bytes = 0;
+    const keyStarts: number[] = [];
+    for (const order of orders) {
+      const group = this.groups.get(order)!;
+      const pairs: [number, number][] = [];
+      for (let i = 0; i < group.length; i += 2) pairs.push([group[i]!, group[i + 1]!]);
+      pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      const key = encoder.encode(this.keyOfOrder.get(order) ?? order);
+      for (let i = 0; i < pairs.length; i++) {
+        const [row, field] = pairs[i]!;
+        if (i > 0 && row === pairs[i - 1]![0] && field === pairs[i - 1]![1]) continue;
+        keyStarts.push(bytes);
+        keys.push(key);
+        bytes += key.byteLength;
+        rows.push(row);
+        fields.push(field);
+      }
+    }
+    keyStarts.push(bytes);
+    const keyBytes = new Uint8Array(bytes);
+    keys.forEach((key, i) => keyBytes.set(key, keyStarts[i]!));
+    return new ArrayPackBuilder().add(Uint32Array.from(keyStarts)).add(keyBytes).add(Int32Array.from(rows)).add(Uint8Array.from(fields)).finish();
+  }
+}
+
+export class PrefixIndex {
+  // The last probed key as UTF-8 (probes repeat the same key: range, then isExact per entry).
+  private probeKey = '';
+  private probe = new Uint8Array(0);
+
+  private constructor(
+    private readonly keyStarts: Uint32Array,
+    private readonly keyBytes: Uint8Array,
+    private readonly rows: Int32Array,
+    private readonly fields: Uint8Array,
+  ) {}
+
+  static from(buffer: ArrayBufferLike, byteOffset = 0, what = 'prefix index'): PrefixIndex {
+    const pack = ArrayPack.from(buffer, byteOffset, what);
+    const keyStarts = pack.get(0, Uint32Array, what);
+    const keyBytes = pack.get(1, Uint8Array, what);
+    const rows = pack.get(2, Int32Array, what);
+    const fields = pack.get(3, Uint8Array, what);
+    if (keyStarts.length !== rows.length + 1 || fields.length !== rows.length) {
+      throw new SnapshotFormatError(`${what}: expected ${rows.length + 1} key offsets and ${rows.length} fields, found ${keyStarts.length} and ${fields.length}`);
+    }
+    if (keyStarts[rows.length] !== keyBytes.length) {
+      throw new SnapshotFormatError(`${what}: expected ${keyStarts[rows.length]} key bytes, found ${keyBytes.length}`);
+    }
+    return new PrefixIndex(keyStarts, keyBytes, rows, fields);
+  }
+
+  get count(): number {
+    return this.rows.length;
+  }
+
+  row(i: number): number {
+    return this.rows[i]!;
+  }
+
+  field(i: number): PrefixField {
+    return this.fields[i]! as PrefixField;
+  }
+
+  /** The key of entry i in UTF-8 bytes. */
+  keyLength(i: number): number {
+    return this.keyStarts[i + 1]! - this.keyStarts[i]!;
+  }
+
+  key(i: number): string {
+    return decoder.decode(this.keyBytes.subarray(this.keyStarts[i]!, this.keyStarts[i + 1]!));
+  }
+
+  /** Entries whose key starts with `prefixKey` (matchKey form): [start, end). */
+  range(prefixKey: string): [number, number] {
+    const probe = this.encode(prefixKey);
+    return [this.bound(probe, 0), this.bound(probe, 1)];
+  }
+
+  /** Entries whose key equals `key`: [start, end), the head of range(key). */
+  exactRange(key: string): [number, number] {
+    const [start, end] = this.range(key);
+    const length = this.probe.length;
+    let i = start;
+    while (i < end && this.keyLength(i) === length) i++;
+    return [start, i];
+  }
+
+  /** True when entry i's key equals `key` (for an entry inside range(key): its length matches). */
+  isExact(i: number, key: string): boolean {
+    const probe = this.encode(key);
+    return this.keyLength(i) === probe.length && this.comparePrefix(i, probe) === 0;
+  }
+
+  private encode(key: string): Uint8Array {
+    if (key !== this.probeKey) {
+      this.probe = encoder.encode(key);
+      this.probeKey = key;
+    }
+    return this.probe;
+  }
+
+  /**
+   * Compares entry i's key cut to the probe's length with the probe: <0, 0 (key starts with
+   * the probe), >0.
+   */
+  private comparePrefix(i: number, probe: Uint8Array): number {
+    const start = this.keyStarts[i]!;
+    const length = this.keyStarts[i + 1]! - start;
+    const n = Math.min(length, probe.length);
+    const bytes = this.keyBytes;
+    for (let k = 0; k < n; k++) {
+      const d = bytes[start + k]! - probe[k]!;
+      if (d !== 0) return d;
+    }
+    return length < probe.length ? -1 : 0;
+  }
+
+  /** First entry whose comparePrefix is ≥ 0 (side 0: range start) or > 0 (side 1: range end). */
+  private bound(probe: Uint8Array, side: 0 | 1): number {
+    let lo = 0;
+    let hi = this.rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.comparePrefix(mid, probe) < side) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}

@@ -1,0 +1,208 @@
+// Parsing and validation of the shared query parameters. Every problem is an ApiError(400) with a
+// message `Invalid query parameters: <name>: <problem>`; the HTTP layer renders it in the
+// operation's error shape. Plan checks go through ctx (the policy file maps features to plans,
+// with per-operation overrides):
+//   fields → requireFeature('fieldsFiltering'), sort → requireFeature('sortParameter'),
+//   q → requireFeature('searchEndpoint')   (403 below the plan)
+//   locale, include_translations → hasFeature('localization'); silently ignored below the plan,
+//   but a malformed value is a 400 on every plan.
+//
+// Stable API:
+//   invalidParam(name, problem) → ApiError 400 'Invalid query parameters: name: problem'
+//   fieldsParam(ctx, set, feature?) → string[] | null       (validated names; id always added)
+//   sortParam(ctx, set, tier, feature?) → SortKey[] | null   (only fields of the tier)
+//   localeParam(ctx, feature?) → string | null               (null when absent or not honoured)
+//   includeTranslationsParam(ctx, feature?) → boolean        (false when not honoured)
+//   qParam(ctx, {min, max, feature?, name?}) → QFilter | null;  matchesQ(q, name, native)
+//   intParam(ctx, name, {min, max, fallback}) / numberParam(ctx, name, {min, max, fallback})
+//   listParams(ctx, set, tier, {q?, localized?}) → ListParams   (all of the above for list ops)
+import { LOCALE_RE } from '../engine/localize.js';
+import type { EntityFields } from '../engine/fields.js';
+import { sortableNames } from '../engine/fields.js';
+import type { SortKey } from '../engine/sort.js';
+import { matchKey } from '../text/normalise.js';
+import { ApiError, type RequestContext, type Tier } from './types.js';
+
+export type { SortKey } from '../engine/sort.js';
+
+export function invalidParam(name: string, problem: string): ApiError {
+  return new ApiError(400, `Invalid query parameters: ${name}: ${problem}`);
+}
+
+function present(ctx: RequestContext, name: string): string | undefined {
+  return ctx.query.get(name);
+}
+
+function splitList(raw: string): string[] {
+  return raw.split(',').map((part) => part.trim());
+}
+
+/** `fields=a,b`: known names of the entity (any tier; names above the caller's tier are dropped later); id added. */
+export function fieldsParam(ctx: RequestContext, set: EntityFields, feature = 'fieldsFiltering'): string[] | null {
+  const raw = present(ctx, 'fields');
+  if (raw === undefined) return null;
+  ctx.requireFeature(feature);
+  const names = splitList(raw);
+  if (names.length === 0 || names.every((n) => n === '')) throw invalidParam('fields', 'must list at least one field name (e.g. fields=id,name)');
+  if (names.some((n) => n === '')) throw invalidParam('fields', 'contains an empty field name');
+  for (const name of names) {
+    if (!set.byName.has(name)) {
+      throw invalidParam('fields', `unknown field '${name}'; known fields: ${set.fields.map((f) => f.name).join(', ')}`);
+    }
+  }
+  return names.includes('id') || !set.byName.has('id') ? names : ['id', ...names];
+}
+
+const SORT_TOKEN_RE = /^([A-Za-z0-9_]+)(?::(asc|desc))?$/i;
+
+/** `sort=name,population:desc`: only fields the caller's tier returns; each field once. */
+export function sortParam(ctx: RequestContext, set: EntityFields, tier: Tier, feature = 'sortParameter'): SortKey[] | null {
+  const raw = present(ctx, 'sort');
+  if (raw === undefined) return null;
+  ctx.requireFeature(feature);
+  const tokens = splitList(raw);
+  const allowed = sortableNames(set, tier);
+  const keys: SortKey[] = [];
+  for (const token of tokens) {
+    const match = SORT_TOKEN_RE.exec(token);
+    if (!match) {
+      throw invalidParam('sort', `expected field, field:asc or field:desc separated by commas, found '${token}'`);
+    }
+    const field = match[1]!;
+    if (!allowed.includes(field)) {
+      throw invalidParam('sort', `cannot sort by '${field}'; sortable fields on your plan: ${allowed.join(', ')}`);
+    }
+    if (keys.some((k) => k.field === field)) throw invalidParam('sort', `field '${field}' is listed more than once`);
+    keys.push({ field, descending: (match[2] ?? 'asc').toLowerCase() === 'desc' });
+  }
+  return keys;
+}
+
+/** `locale=de-AT`: validated on every plan; returned only when the plan honours it. */
+export function localeParam(ctx: RequestContext, feature = 'localization'): string | null {
+  const raw = present(ctx, 'locale');
+  if (raw === undefined) return null;
+  if (!LOCALE_RE.test(raw)) {
+    throw invalidParam('locale', `must be a language code with an optional subtag (e.g. de, pt-BR, zh-Hant), found '${raw}'`);
+  }
+  return ctx.hasFeature(feature) ? raw : null;
+}
+
+/** `include_translations=true|false|1|0`: validated on every plan; false when not honoured. */
+export function includeTranslationsParam(ctx: RequestContext, feature = 'localization'): boolean {
+  const raw = present(ctx, 'include_translations');
+  if (raw === undefined) return false;
+  const value = parseBoolean(raw);
+  if (value === null) throw invalidParam('include_translations', `must be true, false, 1 or 0, found '${raw}'`);
+  return value && ctx.hasFeature(feature);
+}
+
+export function parseBoolean(raw: string): boolean | null {
+  const lower = raw.toLowerCase();
+  if (lower === 'true' || lower === '1') return true;
+  if (lower === 'false' || lower === '0') return false;
+  return null;
+}
+
+export interface QFilter {
+  /** Trimmed text as sent. */
+  raw: string;
+  /** matchKey(raw): diacritic- and case-insensitive form compared with matchKey(name|native). */
+  key: string;
+}
+
+export interface QBounds {
+  min?: number;
+  max?: number;
+  feature?: string;
+  name?: string;
+}
+
+/** `q`: 2 to 100 characters after trimming (code points). */
+export function qParam(ctx: RequestContext, bounds: QBounds = {}): QFilter | null {
+  const name = bounds.name ?? 'q';
+  const raw = present(ctx, name);
+  if (raw === undefined) return null;
+  ctx.requireFeature(bounds.feature ?? 'searchEndpoint');
+  const min = bounds.min ?? 2;
+  const max = bounds.max ?? 100;
+  const text = raw.trim();
+  const length = [...text].length;
+  if (length < min) throw invalidParam(name, `Search query must be at least ${min} characters`);
+  if (length > max) throw invalidParam(name, `Search query must be at most ${max} characters`);
+  const key = matchKey(text);
+  if (key === '') throw invalidParam(name, 'Search query must contain letters or digits');
+  return { raw: text, key };
+}
+
+/** Contains-match of q on the English name or the native name. */
+export function matchesQ(q: QFilter, name: string, native: string | null | undefined): boolean {
+  return matchKey(name).includes(q.key) || (!!native && matchKey(native).includes(q.key));
+}
+
+export interface NumberBounds {
+  min: number;
+  max: number;
+  fallback?: number;
+}
+
+const INT_RE = /^[+-]?\d+$/;
+const NUMBER_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+export function intParam(ctx: RequestContext, name: string, bounds: NumberBounds): number | undefined {
+  const raw = present(ctx, name);
+  if (raw === undefined) return bounds.fallback;
+  if (!INT_RE.test(raw)) throw invalidParam(name, `must be an integer between ${bounds.min} and ${bounds.max}, found '${raw}'`);
+  const value = Number(raw);
+  if (value < bounds.min || value > bounds.max) {
+    throw invalidParam(name, `must be an integer between ${bounds.min} and ${bounds.max}, found ${raw}`);
+  }
+  return value;
+}
+
+export function numberParam(ctx: RequestContext, name: string, bounds: NumberBounds): number | undefined {
+  const raw = present(ctx, name);
+  if (raw === undefined) return bounds.fallback;
+  if (!NUMBER_RE.test(raw)) throw invalidParam(name, `must be a number between ${bounds.min} and ${bounds.max}, found '${raw}'`);
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < bounds.min || value > bounds.max) {
+    throw invalidParam(name, `must be a number between ${bounds.min} and ${bounds.max}, found ${raw}`);
+  }
+  return value;
+}
+
+export interface ListParams {
+  fields: string[] | null;
+  sort: SortKey[] | null;
+  q: QFilter | null;
+  /** Honoured locale, or null. */
+  locale: string | null;
+  includeTranslations: boolean;
+  /** True when the reply is the operation's default body for the path and tier (memoizable). */
+  plain: boolean;
+}
+
+export interface ListParamOptions {
+  /** Accept `q` (with these bounds). */
+  q?: QBounds | boolean;
+  /** Accept `locale` and `include_translations` (countries, regions, subregions). */
+  localized?: boolean;
+  /** Accept `sort` (lists). */
+  sort?: boolean;
+}
+
+/** The shared list/detail parameters in one call; order of checks: 403 gates, then 400 values. */
+export function listParams(ctx: RequestContext, set: EntityFields, tier: Tier, options: ListParamOptions = {}): ListParams {
+  // Plan gates first, so a caller below the plan learns that before any value problem.
+  if (ctx.query.has('fields')) ctx.requireFeature('fieldsFiltering');
+  if (options.sort && ctx.query.has('sort')) ctx.requireFeature('sortParameter');
+  if (options.q && ctx.query.has(options.q === true ? 'q' : options.q.name ?? 'q')) {
+    ctx.requireFeature(options.q === true ? 'searchEndpoint' : options.q.feature ?? 'searchEndpoint');
+  }
+  const fields = fieldsParam(ctx, set);
+  const sort = options.sort ? sortParam(ctx, set, tier) : null;
+  const q = options.q ? qParam(ctx, options.q === true ? {} : options.q) : null;
+  const locale = options.localized ? localeParam(ctx) : null;
+  const includeTranslations = options.localized ? includeTranslationsParam(ctx) : false;
+  return { fields, sort, q, locale, includeTranslations, plain: !fields && !sort && !q && !locale };
+}

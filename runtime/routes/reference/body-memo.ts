@@ -1,0 +1,101 @@
+// Prepared bodies for the large default lists (countries, states of a country, cities of a state
+// or country, all states): serialised once per (operation, path, tier, translations flag) and
+// kept as UTF-8 bytes, with gzip and brotli variants compressed on first demand. Requests with
+// fields/sort/q/locale never come here. Bounded: least recently used entries are dropped once the
+// bytes held (body + variants) exceed the budget (default 64 MiB, GEOAPI_BODY_MEMO_MB).
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import type { Store } from '../../store/types.js';
+import type { RequestContext, Reply } from '../types.js';
+
+/** Bodies smaller than this are sent as they are (compression gains too little). */
+export const COMPRESS_MIN_BYTES = 1024;
+
+const DEFAULT_BUDGET_BYTES = (Number(process.env.GEOAPI_BODY_MEMO_MB) > 0 ? Number(process.env.GEOAPI_BODY_MEMO_MB) : 64) * 1024 * 1024;
+
+interface Entry {
+  body: Uint8Array;
+  gzip?: Uint8Array;
+  br?: Uint8Array;
+}
+
+export class BodyMemo {
+  private readonly entries = new Map<string, Entry>();
+  private heldBytes = 0;
+
+  constructor(readonly budgetBytes: number = DEFAULT_BUDGET_BYTES) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get bytes(): number {
+    return this.heldBytes;
+  }
+
+  /** The entry for `key`, built by `serialise` on a miss; refreshed as most recently used. */
+  entry(key: string, serialise: () => string): Entry {
+    let entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      return entry;
+    }
+    entry = { body: Buffer.from(serialise(), 'utf8') };
+    this.entries.set(key, entry);
+    this.grow(entry.body.byteLength);
+    return entry;
+  }
+
+  /** Adds the compressed variants the client accepts (lazily, once per entry). */
+  variants(entry: Entry, acceptEncoding: string | undefined): Pick<Reply, 'gzip' | 'br'> {
+    if (!acceptEncoding || entry.body.byteLength < COMPRESS_MIN_BYTES) return {};
+    const out: Pick<Reply, 'gzip' | 'br'> = {};
+    if (/\bbr\b/.test(acceptEncoding)) {
+      if (!entry.br) {
+        // Quality 5: a fraction of quality 11's time on multi-MB bodies, most of its ratio.
+        entry.br = brotliCompressSync(entry.body, {
+          params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_SIZE_HINT]: entry.body.byteLength },
+        });
+        this.grow(entry.br.byteLength);
+      }
+      out.br = entry.br;
+    }
+    if (/\bgzip\b/.test(acceptEncoding)) {
+      if (!entry.gzip) {
+        entry.gzip = gzipSync(entry.body, { level: 6 });
+        this.grow(entry.gzip.byteLength);
+      }
+      out.gzip = entry.gzip;
+    }
+    return out;
+  }
+
+  private grow(bytes: number): void {
+    this.heldBytes += bytes;
+    // Evict the least recently used, but never the entry just touched (the last one).
+    while (this.heldBytes > this.budgetBytes && this.entries.size > 1) {
+      const [oldestKey, oldest] = this.entries.entries().next().value as [string, Entry];
+      this.entries.delete(oldestKey);
+      this.heldBytes -= oldest.body.byteLength + (oldest.gzip?.byteLength ?? 0) + (oldest.br?.byteLength ?? 0);
+    }
+  }
+}
+
+const memos = new WeakMap<Store, BodyMemo>();
+
+/** The memo of one snapshot (a new snapshot starts empty). */
+export function bodyMemo(store: Store): BodyMemo {
+  let memo = memos.get(store);
+  if (!memo) {
+    memo = new BodyMemo();
+    memos.set(store, memo);
+  }
+  return memo;
+}
+
+/** A 200 reply from the memo: prepared bytes plus the variants the client accepts. */
+export function memoizedReply(ctx: RequestContext, key: string, serialise: () => string, headers: Record<string, string>): Reply {
+  const memo = bodyMemo(ctx.store);
+  const entry = memo.entry(key, serialise);
+  return { status: 200, body: entry.body, headers, ...memo.variants(entry, ctx.header('accept-encoding')) };
+}

@@ -1,0 +1,43 @@
+// GET /v1/currency/{ciso} and /v1/currency?code= (feature currencyApi).
+import { resolveCountryRow } from '../../engine/countries.js';
+import { currencyList as listCurrencies, currencyOf } from '../../engine/currency.js';
+import { CURRENCY_FIELDS, serializeList, serializeObject } from '../../engine/fields.js';
+import { sortObjects } from '../../engine/sort.js';
+import { listParams } from '../params.js';
+import { ApiError, type Operation } from '../types.js';
+import { CACHE_DAY, jsonReply, notFound, projectionOf } from './common.js';
+
+export const currencyByCountry: Operation = {
+  name: 'currencyByCountry',
+  path: '/v1/currency/:ciso',
+  errorShape: 'A',
+  handle(ctx) {
+    const params = listParams(ctx, CURRENCY_FIELDS, 'basic');
+    const row = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
+    if (row < 0) throw notFound('Country not found.');
+    const info = currencyOf(ctx.store.countries.record(row));
+    if (!info) throw notFound('No currency data available for this country.');
+    return jsonReply(serializeObject(projectionOf(CURRENCY_FIELDS, 'basic', params), info), CACHE_DAY);
+  },
+};
+
+const CURRENCY_CODE_RE = /^[A-Za-z]{3}$/;
+
+export const currencyList: Operation = {
+  name: 'currencyList',
+  path: '/v1/currency',
+  errorShape: 'A',
+  handle(ctx) {
+    const params = listParams(ctx, CURRENCY_FIELDS, 'basic', { sort: true });
+    const raw = ctx.query.get('code');
+    let code: string | null = null;
+    if (raw !== undefined) {
+      if (!CURRENCY_CODE_RE.test(raw.trim())) throw new ApiError(400, 'Invalid currency code. Must be a 3-letter ISO 4217 code (e.g., USD, EUR).');
+      code = raw.trim().toUpperCase();
+    }
+    let list = listCurrencies(ctx.store, code);
+    if (params.sort) list = sortObjects([...list], params.sort, CURRENCY_FIELDS);
+    const projection = projectionOf(CURRENCY_FIELDS, 'basic', params);
+    return jsonReply(serializeList(projection, list.length, (i) => list[i]!), CACHE_DAY);
+  },
+};

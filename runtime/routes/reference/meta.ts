@@ -1,0 +1,19 @@
+// GET /v1/meta/data-version: what the snapshot was built from (all plans).
+import type { Operation } from '../types.js';
+import { CACHE_SHORT, jsonReply } from './common.js';
+
+export const dataVersion: Operation = {
+  name: 'dataVersion',
+  path: '/v1/meta/data-version',
+  errorShape: 'A',
+  handle(ctx) {
+    const { manifest } = ctx.store;
+    const body = {
+      dataVersion: manifest.dataVersion,
+      sourceRelease: manifest.sourceRelease,
+      updatedAt: manifest.builtAt,
+      recordCounts: manifest.recordCounts,
+    };
+    return jsonReply(JSON.stringify(body), CACHE_SHORT);
+  },
+};

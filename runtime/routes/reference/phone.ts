@@ -1,0 +1,73 @@
+// GET /v1/phone?code=, /v1/phone/parse?number=, /v1/phone/{ciso} (feature phoneDialCode).
+// The dial-code-by-country operation answers errors in shape B, the others in shape A.
+import { resolveCountryRow } from '../../engine/countries.js';
+import { PHONE_FIELDS, PHONE_PARSE_FIELDS, serializeList, serializeObject } from '../../engine/fields.js';
+import { parsePhoneDigits, phoneEntries, phoneEntriesByCode, phoneEntryOfRow } from '../../engine/phone.js';
+import { sortObjects } from '../../engine/sort.js';
+import { listParams } from '../params.js';
+import { ApiError, type Operation } from '../types.js';
+import { CACHE_DAY, NO_STORE, jsonReply, notFound, projectionOf } from './common.js';
+
+/**
+ * `code` filter: 1 to 4 digits, optional leading + (a space when the + arrived unencoded),
+ * leading zeros stripped (`001` = `1`). Returns the digits, or throws the spec's 400.
+ */
+export function dialCodeFilter(raw: string): string {
+  const text = raw.trim().replace(/^\+/, '');
+  if (text === '') throw new ApiError(400, 'Invalid dial code. Provide a non-empty value (e.g., +1, 44).');
+  if (!/^\d{1,4}$/.test(text) || /^0+$/.test(text)) {
+    throw new ApiError(400, 'Invalid dial code format. Expected digits (e.g., 91, 1, 44).');
+  }
+  return text.replace(/^0+/, '');
+}
+
+export const phoneList: Operation = {
+  name: 'phoneList',
+  path: '/v1/phone',
+  errorShape: 'A',
+  handle(ctx) {
+    const params = listParams(ctx, PHONE_FIELDS, 'basic', { sort: true });
+    const raw = ctx.query.get('code');
+    let entries = raw === undefined ? [...phoneEntries(ctx.store)] : phoneEntriesByCode(ctx.store, dialCodeFilter(raw));
+    if (params.sort) entries = sortObjects(entries, params.sort, PHONE_FIELDS);
+    const projection = projectionOf(PHONE_FIELDS, 'basic', params);
+    return jsonReply(serializeList(projection, entries.length, (i) => entries[i]!), CACHE_DAY);
+  },
+};
+
+// Separators a person may type inside a number; they are dropped before counting digits.
+const SEPARATORS_RE = /[\s\-.()]/g;
+
+export const phoneParse: Operation = {
+  name: 'phoneParse',
+  path: '/v1/phone/parse',
+  errorShape: 'A',
+  handle(ctx) {
+    const params = listParams(ctx, PHONE_PARSE_FIELDS, 'basic');
+    const raw = ctx.query.get('number');
+    if (raw === undefined || raw.trim() === '') throw new ApiError(400, 'Missing required query parameter: number');
+    // `+` decoded as a space by a client that did not encode it: accept the leading space(s).
+    const text = raw.startsWith('+') ? raw.slice(1) : /^\s/.test(raw) ? raw.trimStart().replace(/^\+/, '') : null;
+    if (text === null) throw new ApiError(400, 'Phone number must be in E.164 format starting with + (e.g., +14155552671).');
+    const digits = text.replace(SEPARATORS_RE, '');
+    if (!/^\d{5,15}$/.test(digits)) throw new ApiError(400, 'Invalid phone number. Must contain 5-15 digits after the +.');
+    const { parsed, indexHit } = parsePhoneDigits(ctx.store, digits, ctx.now);
+    const headers = { 'Cache-Control': NO_STORE, 'X-Parse-Index-Cache': indexHit ? 'HIT' : 'MISS' };
+    if (!parsed) throw new ApiError(404, 'Could not identify a country for the given phone number.');
+    return { status: 200, body: serializeObject(projectionOf(PHONE_PARSE_FIELDS, 'basic', params), parsed), headers };
+  },
+};
+
+export const phoneByCountry: Operation = {
+  name: 'phoneByCountry',
+  path: '/v1/phone/:ciso',
+  errorShape: 'B',
+  handle(ctx) {
+    const params = listParams(ctx, PHONE_FIELDS, 'basic');
+    const row = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
+    if (row < 0) throw notFound('Country not found.');
+    const entry = phoneEntryOfRow(ctx.store, row);
+    if (!entry) throw notFound('No dial code available for this country.');
+    return jsonReply(serializeObject(projectionOf(PHONE_FIELDS, 'basic', params), entry), CACHE_DAY);
+  },
+};

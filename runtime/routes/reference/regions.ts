@@ -1,0 +1,112 @@
+// GET /v1/regions, /v1/regions/{id}, /v1/regions/{id}/subregions, /v1/subregions/{id},
+// /v1/subregions/{id}/countries (feature regionsApi).
+import { countryRowsOfSubregion } from '../../engine/countries.js';
+import { COUNTRY_FIELDS, REGION_FIELDS, SUBREGION_FIELDS, serializeObject } from '../../engine/fields.js';
+import { subregionRowsOfRegion } from '../../engine/regions.js';
+import { listParams } from '../params.js';
+import type { Operation } from '../types.js';
+import { CACHE_DAY, jsonReply, listReply, notFound, pathId, projectionOf, withLocale } from './common.js';
+
+export const regionsList: Operation = {
+  name: 'regionsList',
+  path: '/v1/regions',
+  errorShape: 'A',
+  handle(ctx) {
+    const tier = ctx.caller.tier;
+    const params = listParams(ctx, REGION_FIELDS, tier, { q: true, sort: true, localized: true });
+    const regions = ctx.store.regions;
+    return listReply(ctx, {
+      memoKey: 'regionsList',
+      set: REGION_FIELDS,
+      tier,
+      params,
+      count: regions.count,
+      rowAt: (i) => i,
+      record: (row) => regions.record(row),
+      entity: 'regions',
+      cacheControl: CACHE_DAY,
+    });
+  },
+};
+
+export const regionDetail: Operation = {
+  name: 'regionDetail',
+  path: '/v1/regions/:id',
+  errorShape: 'A',
+  handle(ctx) {
+    const tier = ctx.caller.tier;
+    const params = listParams(ctx, REGION_FIELDS, tier, { localized: true });
+    const id = pathId(ctx.params.id);
+    const row = id === null ? -1 : ctx.store.regions.rowById(id);
+    if (row < 0) throw notFound('Region not found.');
+    const projection = projectionOf(REGION_FIELDS, tier, params);
+    return jsonReply(serializeObject(projection, withLocale(ctx.store.regions.record(row), projection, params.locale)), CACHE_DAY);
+  },
+};
+
+export const regionSubregions: Operation = {
+  name: 'regionSubregions',
+  path: '/v1/regions/:id/subregions',
+  errorShape: 'A',
+  handle(ctx) {
+    const tier = ctx.caller.tier;
+    const params = listParams(ctx, SUBREGION_FIELDS, tier, { q: true, sort: true, localized: true });
+    const id = pathId(ctx.params.id);
+    const regionRow = id === null ? -1 : ctx.store.regions.rowById(id);
+    if (regionRow < 0) throw notFound('Region not found.');
+    const rows = subregionRowsOfRegion(ctx.store, regionRow);
+    const subregions = ctx.store.subregions;
+    return listReply(ctx, {
+      memoKey: `regionSubregions|${regionRow}`,
+      set: SUBREGION_FIELDS,
+      tier,
+      params,
+      count: rows.length,
+      rowAt: (i) => rows[i]!,
+      record: (row) => subregions.record(row),
+      entity: 'subregions',
+      cacheControl: CACHE_DAY,
+    });
+  },
+};
+
+export const subregionDetail: Operation = {
+  name: 'subregionDetail',
+  path: '/v1/subregions/:id',
+  errorShape: 'A',
+  handle(ctx) {
+    const tier = ctx.caller.tier;
+    const params = listParams(ctx, SUBREGION_FIELDS, tier, { localized: true });
+    const id = pathId(ctx.params.id);
+    const row = id === null ? -1 : ctx.store.subregions.rowById(id);
+    if (row < 0) throw notFound('Subregion not found.');
+    const projection = projectionOf(SUBREGION_FIELDS, tier, params);
+    return jsonReply(serializeObject(projection, withLocale(ctx.store.subregions.record(row), projection, params.locale)), CACHE_DAY);
+  },
+};
+
+export const subregionCountries: Operation = {
+  name: 'subregionCountries',
+  path: '/v1/subregions/:id/countries',
+  errorShape: 'A',
+  handle(ctx) {
+    const tier = ctx.caller.countryTier;
+    const params = listParams(ctx, COUNTRY_FIELDS, tier, { q: true, sort: true, localized: true });
+    const id = pathId(ctx.params.id);
+    const subregionRow = id === null ? -1 : ctx.store.subregions.rowById(id);
+    if (subregionRow < 0) throw notFound('Subregion not found.');
+    const rows = countryRowsOfSubregion(ctx.store, subregionRow);
+    const countries = ctx.store.countries;
+    return listReply(ctx, {
+      memoKey: `subregionCountries|${subregionRow}`,
+      set: COUNTRY_FIELDS,
+      tier,
+      params,
+      count: rows.length,
+      rowAt: (i) => rows[i]!,
+      record: (row) => countries.record(row),
+      entity: 'countries',
+      cacheControl: CACHE_DAY,
+    });
+  },
+};

@@ -1,0 +1,58 @@
+// GET /v1/timezone/{ciso}[/{siso}[/{city_id}]]: timezone info at request time (all plans).
+import { resolveCountryRow } from '../../engine/countries.js';
+import { TIMEZONE_FIELDS, serializeObject } from '../../engine/fields.js';
+import { stateRowInCountry } from '../../engine/states.js';
+import { countryZone, timezoneInfo } from '../../engine/timezone.js';
+import { listParams, type ListParams } from '../params.js';
+import type { Operation, Reply, RequestContext } from '../types.js';
+import { CACHE_DAY, jsonReply, notFound, pathId, projectionOf } from './common.js';
+
+function timezoneReply(ctx: RequestContext, params: ListParams, zone: string | null, noDataMessage: string): Reply {
+  const info = zone ? timezoneInfo(zone, ctx.now) : null;
+  if (!info) throw notFound(noDataMessage);
+  return jsonReply(serializeObject(projectionOf(TIMEZONE_FIELDS, 'basic', params), info), CACHE_DAY);
+}
+
+export const timezoneCountry: Operation = {
+  name: 'timezoneCountry',
+  path: '/v1/timezone/:ciso',
+  errorShape: 'A',
+  handle(ctx) {
+    const params = listParams(ctx, TIMEZONE_FIELDS, 'basic');
+    const row = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
+    if (row < 0) throw notFound('Country not found.');
+    return timezoneReply(ctx, params, countryZone(ctx.store, row), 'No timezone data available for this country.');
+  },
+};
+
+export const timezoneState: Operation = {
+  name: 'timezoneState',
+  path: '/v1/timezone/:ciso/:siso',
+  errorShape: 'A',
+  handle(ctx) {
+    const params = listParams(ctx, TIMEZONE_FIELDS, 'basic');
+    const countryRow = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
+    const row = stateRowInCountry(ctx.store, countryRow, ctx.params.siso ?? '');
+    if (row < 0) throw notFound('State not found.');
+    return timezoneReply(ctx, params, ctx.store.states.record(row).timezone, 'No timezone data available for this state.');
+  },
+};
+
+export const timezoneCity: Operation = {
+  name: 'timezoneCity',
+  path: '/v1/timezone/:ciso/:siso/:city_id',
+  errorShape: 'A',
+  handle(ctx) {
+    const { store } = ctx;
+    const params = listParams(ctx, TIMEZONE_FIELDS, 'basic');
+    const countryRow = resolveCountryRow(store, ctx.params.ciso ?? '');
+    const stateRow = stateRowInCountry(store, countryRow, ctx.params.siso ?? '');
+    const id = pathId(ctx.params.city_id);
+    const row = id === null ? -1 : store.cities.rowById(id);
+    // Ownership: the city must belong to that state of that country.
+    if (stateRow < 0 || row < 0 || store.relations.cityStateRow[row] !== stateRow || store.relations.cityCountryRow[row] !== countryRow) {
+      throw notFound('City not found.');
+    }
+    return timezoneReply(ctx, params, store.cities.record(row).timezone, 'No timezone data available for this city.');
+  },
+};

@@ -1,0 +1,77 @@
+// GET /v1/search/autocomplete (Supporter+, error shape B): type-ahead over names, natives and
+// translations, ranked by the spec's five rules (runtime/engine/search/ranking.ts).
+import { autocompleteSearch } from '../../engine/search/autocomplete.js';
+import { ENTITY_OF, searchContext, type SearchEntity } from '../../engine/search/context.js';
+import { roundScore } from '../../text/trigram.js';
+import { includeTranslationsParam, localeParam } from '../params.js';
+import type { Operation, Reply, RequestContext } from '../types.js';
+import { countryFilter, limitParam, searchText, searchType, stateFilter } from './params.js';
+import { countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from './render.js';
+import { serializeObject } from '../../engine/fields.js';
+import { cacheKey, filterRows, searchCache, searchReply } from './shared.js';
+
+export const AUTOCOMPLETE_LIMIT_MAX = 50;
+export const AUTOCOMPLETE_LIMIT_DEFAULT = 10;
+
+/** Fields every result carries whatever the tier (spec): cities their codes, states their country's. */
+const FORCED: Readonly<Record<SearchEntity, readonly string[]>> = {
+  cities: ['country_code', 'state_code'],
+  states: ['country_code'],
+  countries: [],
+};
+const ADDITIONS = ['type', 'label', 'match_score', 'matched_field'];
+
+function handle(ctx: RequestContext): Reply {
+  const q = searchText(ctx);
+  const type = searchType(ctx);
+  const country = countryFilter(ctx, type);
+  const state = stateFilter(ctx, type, country);
+  const limit = limitParam(ctx, AUTOCOMPLETE_LIMIT_MAX, AUTOCOMPLETE_LIMIT_DEFAULT);
+  const locale = localeParam(ctx);
+  const includeTranslations = includeTranslationsParam(ctx);
+  const entity = ENTITY_OF[type];
+  const tier = tierFor(ctx.caller, entity);
+
+  const cache = searchCache(ctx.store, 'autocomplete');
+  const key = cacheKey([q.raw, type, country, state, limit, tier, locale, includeTranslations]);
+  const cached = cache.get(key);
+  if (cached !== undefined) return searchReply(cached, true);
+
+  const context = searchContext(ctx.store);
+  const hits = autocompleteSearch(context.indexes(entity), { q: q.raw, key: q.key, rows: filterRows(context, entity, country, state), limit });
+  const extra = locale === null ? [...FORCED[entity], ...ADDITIONS] : [...FORCED[entity], ...ADDITIONS, 'localized_name', 'matched_locale'];
+  const projection = searchProjection(entity, tier, includeTranslations, extra);
+  const store = ctx.store;
+  const items = hits.map((hit) => {
+    const record = decodeRow(store, entity, hit.row);
+    const localized = locale === null ? null : localizedNameOf(locale, record);
+    const first = localized?.localized_name ?? record.name;
+    let label = first;
+    if (entity === 'cities') {
+      const stateName = stateNameOfCityRow(store, hit.row);
+      const countryName = countryNameOfRow(store, entity, hit.row);
+      label = [first, stateName, countryName].filter((part): part is string => !!part).join(', ');
+    } else if (entity === 'states') {
+      const countryName = countryNameOfRow(store, entity, hit.row);
+      if (countryName) label = `${first}, ${countryName}`;
+    }
+    return serializeObject(projection, {
+      ...record,
+      type,
+      label,
+      match_score: roundScore(hit.score),
+      matched_field: hit.field,
+      ...(localized ?? {}),
+    });
+  });
+  const body = jsonArray(items);
+  cache.set(key, body);
+  return searchReply(body, false);
+}
+
+export const autocompleteOperation: Operation = {
+  name: 'autocomplete',
+  path: '/v1/search/autocomplete',
+  errorShape: 'B',
+  handle,
+};

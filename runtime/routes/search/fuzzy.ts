@@ -1,0 +1,51 @@
+// GET /v1/search/fuzzy (Professional+, error shape A): pg_trgm similarity over English and
+// native names (runtime/engine/search/fuzzy.ts), full field set plus match_score, matched_alias.
+import { serializeObject } from '../../engine/fields.js';
+import { ENTITY_OF, searchContext } from '../../engine/search/context.js';
+import { fuzzySearch } from '../../engine/search/fuzzy.js';
+import { roundScore } from '../../text/trigram.js';
+import type { Operation, Reply, RequestContext } from '../types.js';
+import { countryFilter, limitParam, searchText, searchType, thresholdParam } from './params.js';
+import { decodeRow, jsonArray, searchProjection, tierFor } from './render.js';
+import { cacheKey, filterRows, searchCache, searchReply } from './shared.js';
+
+export const FUZZY_LIMIT_MAX = 50;
+export const FUZZY_LIMIT_DEFAULT = 10;
+const ADDITIONS = ['match_score', 'matched_alias'];
+
+function handle(ctx: RequestContext): Reply {
+  const q = searchText(ctx);
+  const type = searchType(ctx);
+  const country = countryFilter(ctx, type);
+  const limit = limitParam(ctx, FUZZY_LIMIT_MAX, FUZZY_LIMIT_DEFAULT);
+  const threshold = thresholdParam(ctx);
+  const entity = ENTITY_OF[type];
+  const tier = tierFor(ctx.caller, entity);
+
+  const cache = searchCache(ctx.store, 'fuzzySearch');
+  const key = cacheKey([q.raw, type, country, limit, threshold, tier]);
+  const cached = cache.get(key);
+  if (cached !== undefined) return searchReply(cached, true);
+
+  const context = searchContext(ctx.store);
+  const hits = fuzzySearch(context.indexes(entity), { q: q.raw, threshold, rows: filterRows(context, entity, country, null), limit });
+  const projection = searchProjection(entity, tier, false, ADDITIONS);
+  const items = hits.map((hit) => {
+    const record = decodeRow(ctx.store, entity, hit.row);
+    return serializeObject(projection, {
+      ...record,
+      match_score: roundScore(hit.score),
+      matched_alias: hit.nativeWins ? record.native : null,
+    });
+  });
+  const body = jsonArray(items);
+  cache.set(key, body);
+  return searchReply(body, false);
+}
+
+export const fuzzySearchOperation: Operation = {
+  name: 'fuzzySearch',
+  path: '/v1/search/fuzzy',
+  errorShape: 'A',
+  handle,
+};

@@ -1,0 +1,88 @@
+// GET /v1/search/nearby (Professional+, error shape B): places within a radius of a point,
+// nearest first by haversine distance (runtime/engine/search/nearby.ts).
+import { serializeObject } from '../../engine/fields.js';
+import { cityKind, KIND_CODE } from '../../engine/search/city-kind.js';
+import { ENTITY_OF, searchContext, type SearchEntity } from '../../engine/search/context.js';
+import { roundKm } from '../../engine/search/haversine.js';
+import { nearbySearch } from '../../engine/search/nearby.js';
+import type { CityRecord } from '../../format/model.js';
+import { includeTranslationsParam, localeParam } from '../params.js';
+import type { Operation, Reply, RequestContext } from '../types.js';
+import { coordinateParam, countryFilter, kindFilter, limitParam, minPopulationParam, radiusParam, searchType, stateFilter } from './params.js';
+import { countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from './render.js';
+import { cacheKey, filterRows, searchCache, searchReply } from './shared.js';
+
+export const NEARBY_LIMIT_MAX = 100;
+export const NEARBY_LIMIT_DEFAULT = 20;
+
+/** Parent names every state/city result carries whatever the tier (spec), then the additions. */
+const ADDITIONS: Readonly<Record<SearchEntity, readonly string[]>> = {
+  cities: ['country_name', 'state_name', 'distance_km', 'kind'],
+  states: ['country_name', 'distance_km'],
+  countries: ['distance_km'],
+};
+
+function handle(ctx: RequestContext): Reply {
+  const lat = coordinateParam(ctx, 'lat', 90);
+  const lng = coordinateParam(ctx, 'lng', 180);
+  const type = searchType(ctx);
+  const country = countryFilter(ctx, type);
+  const state = stateFilter(ctx, type, country);
+  const kind = kindFilter(ctx, type);
+  const minPopulation = minPopulationParam(ctx);
+  const radiusKm = radiusParam(ctx);
+  const limit = limitParam(ctx, NEARBY_LIMIT_MAX, NEARBY_LIMIT_DEFAULT);
+  const locale = localeParam(ctx);
+  const includeTranslations = includeTranslationsParam(ctx);
+  const entity = ENTITY_OF[type];
+  const tier = tierFor(ctx.caller, entity);
+
+  const cache = searchCache(ctx.store, 'nearbySearch');
+  const key = cacheKey([lat, lng, type, country, state, kind, minPopulation, radiusKm, limit, tier, locale, includeTranslations]);
+  const cached = cache.get(key);
+  if (cached !== undefined) return searchReply(cached, true);
+
+  const context = searchContext(ctx.store);
+  const indexes = context.indexes(entity);
+  const rows = filterRows(context, entity, country, state);
+  let body: string;
+  if (rows.isEmpty) {
+    body = '[]';
+  } else {
+    const allRows = country === null;
+    const kinds = kind === null ? null : context.cityKinds();
+    const kindCode = kind === null ? -1 : KIND_CODE[kind];
+    const population = indexes.population;
+    const filter =
+      allRows && kinds === null && minPopulation === 0
+        ? null
+        : (row: number): boolean =>
+            (allRows || rows.has(row)) && (kinds === null || kinds[row] === kindCode) && (minPopulation === 0 || population[row]! >= minPopulation);
+    const hits = nearbySearch(indexes, { lat, lng, radiusKm, limit, filter });
+    const extra = locale === null ? ADDITIONS[entity] : [...ADDITIONS[entity], 'localized_name', 'matched_locale'];
+    const projection = searchProjection(entity, tier, includeTranslations, extra);
+    const store = ctx.store;
+    body = jsonArray(
+      hits.map((hit) => {
+        const record = decodeRow(store, entity, hit.row);
+        return serializeObject(projection, {
+          ...record,
+          country_name: entity === 'countries' ? undefined : (countryNameOfRow(store, entity, hit.row) ?? null),
+          state_name: entity === 'cities' ? (stateNameOfCityRow(store, hit.row) ?? null) : undefined,
+          distance_km: roundKm(hit.distanceKm),
+          kind: entity === 'cities' ? cityKind((record as CityRecord).type) : undefined,
+          ...(locale === null ? {} : localizedNameOf(locale, record)),
+        });
+      }),
+    );
+  }
+  cache.set(key, body);
+  return searchReply(body, false);
+}
+
+export const nearbySearchOperation: Operation = {
+  name: 'nearbySearch',
+  path: '/v1/search/nearby',
+  errorShape: 'B',
+  handle,
+};

@@ -1,0 +1,114 @@
+// Query parameters of the three search operations. Each check throws ApiError 400
+// `Invalid query parameters: <name>: <problem>` (runtime/routes/params.ts), rendered by the HTTP
+// layer in the operation's error shape. Checks run in a fixed order, so a request with several
+// problems always gets the same message.
+import { CITY_KINDS, isCityKind, type CityKind } from '../../engine/search/city-kind.js';
+import type { SearchType } from '../../engine/search/context.js';
+import { matchKey } from '../../text/normalise.js';
+import { intParam, invalidParam, numberParam } from '../params.js';
+import type { RequestContext } from '../types.js';
+
+export const Q_MIN_CHARS = 2;
+export const Q_MAX_CHARS = 100;
+export const STATE_MAX_CHARS = 20;
+
+export interface SearchText {
+  /** Trimmed q. */
+  raw: string;
+  /** matchKey(raw). */
+  key: string;
+}
+
+const Q_TOO_SHORT = `Search query must be at least ${Q_MIN_CHARS} characters`;
+
+/** `q`: required, 2 to 100 characters (code points) after trimming. */
+export function searchText(ctx: RequestContext): SearchText {
+  const raw = (ctx.query.get('q') ?? '').trim();
+  let length = 0;
+  for (const _ of raw) length++;
+  if (length < Q_MIN_CHARS) throw invalidParam('q', Q_TOO_SHORT);
+  if (length > Q_MAX_CHARS) throw invalidParam('q', `Search query must be at most ${Q_MAX_CHARS} characters, found ${length}`);
+  return { raw, key: matchKey(raw) };
+}
+
+/** `type`: city (default), state or country; case-insensitive. */
+export function searchType(ctx: RequestContext): SearchType {
+  const raw = ctx.query.get('type');
+  if (raw === undefined) return 'city';
+  const value = raw.trim().toLowerCase();
+  if (value === 'city' || value === 'state' || value === 'country') return value;
+  throw invalidParam('type', `must be one of city, state, country, found '${raw}'`);
+}
+
+const ALPHA2_RE = /^[A-Za-z]{2}$/;
+
+/** `country`: an alpha-2 code (upper-cased); not with type=country. */
+export function countryFilter(ctx: RequestContext, type: SearchType): string | null {
+  const raw = ctx.query.get('country');
+  if (raw === undefined) return null;
+  if (type === 'country') throw invalidParam('country', 'country is not a valid filter when type=country');
+  const value = raw.trim();
+  if (!ALPHA2_RE.test(value)) throw invalidParam('country', `must be a 2-letter ISO 3166-1 alpha-2 code (e.g. US), found '${raw}'`);
+  return value.toUpperCase();
+}
+
+/** `state`: 1 to 20 characters; only with type=city, and only together with country. */
+export function stateFilter(ctx: RequestContext, type: SearchType, country: string | null): string | null {
+  const raw = ctx.query.get('state');
+  if (raw === undefined) return null;
+  if (type !== 'city') throw invalidParam('state', 'state is only a valid filter when type=city');
+  if (country === null) throw invalidParam('state', 'country is required when filtering by state');
+  const value = raw.trim();
+  let length = 0;
+  for (const _ of value) length++;
+  if (length < 1 || length > STATE_MAX_CHARS) throw invalidParam('state', `must be 1 to ${STATE_MAX_CHARS} characters (a state code, e.g. CA), found ${length}`);
+  return value.toUpperCase();
+}
+
+/** `kind`: only with type=city; one of settlement, administrative, section, unknown. */
+export function kindFilter(ctx: RequestContext, type: SearchType): CityKind | null {
+  const raw = ctx.query.get('kind');
+  if (raw === undefined) return null;
+  if (type !== 'city') throw invalidParam('kind', 'kind is only a valid filter when type=city');
+  const value = raw.trim().toLowerCase();
+  if (!isCityKind(value)) throw invalidParam('kind', `must be one of ${CITY_KINDS.join(', ')}, found '${raw}'`);
+  return value;
+}
+
+export function limitParam(ctx: RequestContext, max: number, fallback: number): number {
+  return intParam(ctx, 'limit', { min: 1, max, fallback })!;
+}
+
+/** `threshold`: 0.1 to 1, default 0.3. */
+export function thresholdParam(ctx: RequestContext): number {
+  return numberParam(ctx, 'threshold', { min: 0.1, max: 1, fallback: 0.3 })!;
+}
+
+const DECIMAL_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
+
+/** `lat` / `lng`: required decimal degrees within ±limit. The spec's message, whatever the problem. */
+export function coordinateParam(ctx: RequestContext, name: 'lat' | 'lng', limit: 90 | 180): number {
+  const raw = ctx.query.get(name);
+  const problem = `${name} must be between -${limit} and ${limit}`;
+  if (raw === undefined || raw.trim() === '') throw invalidParam(name, `${problem} (required)`);
+  const text = raw.trim();
+  if (!DECIMAL_RE.test(text)) throw invalidParam(name, `${problem}, found '${raw}'`);
+  const value = Number(text);
+  if (!(value >= -limit && value <= limit)) throw invalidParam(name, problem);
+  return value === 0 ? 0 : value; // -0 → 0, so "-0" and "0" share a cache entry
+}
+
+/** `radius`: kilometres, 1 to 500, default 25. */
+export function radiusParam(ctx: RequestContext): number {
+  return numberParam(ctx, 'radius', { min: 1, max: 500, fallback: 25 })!;
+}
+
+/** `min_population`: an integer ≥ 0 (0 = no filter). */
+export function minPopulationParam(ctx: RequestContext): number {
+  const raw = ctx.query.get('min_population');
+  if (raw === undefined) return 0;
+  const text = raw.trim();
+  const value = /^\+?\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value)) throw invalidParam('min_population', `must be an integer of 0 or more, found '${raw}'`);
+  return value;
+}

@@ -1,0 +1,60 @@
+// Turning ranked rows into response items: the entity's standard fields for the caller's tier
+// (runtime/engine/fields.ts), then the search additions. Only the returned rows are decoded;
+// parent names come from nameAt() without decoding the parents.
+import { CITY_FIELDS, COUNTRY_FIELDS, projectionFor, STATE_FIELDS, type EntityFields, type Projection } from '../../engine/fields.js';
+import { localizeName, type LocalizedName } from '../../engine/localize.js';
+import type { SearchEntity } from '../../engine/search/context.js';
+import type { CityRecord, CountryRecord, StateRecord } from '../../format/model.js';
+import type { Store } from '../../store/types.js';
+import type { Caller, Tier } from '../types.js';
+
+export type SearchRecord = CityRecord | StateRecord | CountryRecord;
+
+const FIELD_SETS: Readonly<Record<SearchEntity, EntityFields>> = { cities: CITY_FIELDS, states: STATE_FIELDS, countries: COUNTRY_FIELDS };
+
+export const LOCALIZED_NAMES = ['localized_name', 'matched_locale'] as const;
+
+/** The tier that governs an entity's fields: countries have their own two-tier scheme. */
+export function tierFor(caller: Caller, entity: SearchEntity): Tier {
+  return entity === 'countries' ? caller.countryTier : caller.tier;
+}
+
+const projections = new Map<string, Projection>();
+
+/**
+ * The standard fields of `entity` at `tier`, then `extra` names (search additions, forced
+ * fields) in the given order; a name already among the standard fields keeps its place.
+ */
+export function searchProjection(entity: SearchEntity, tier: Tier, includeTranslations: boolean, extra: readonly string[]): Projection {
+  const key = `${entity}|${tier}|${includeTranslations ? 1 : 0}|${extra.join(',')}`;
+  let projection = projections.get(key);
+  if (!projection) {
+    projection = projectionFor(FIELD_SETS[entity], tier, { includeTranslations, extra });
+    projections.set(key, projection);
+  }
+  return projection;
+}
+
+export function decodeRow(store: Store, entity: SearchEntity, row: number): SearchRecord {
+  return store[entity].record(row);
+}
+
+export function localizedNameOf(locale: string, record: SearchRecord): LocalizedName {
+  return localizeName(locale, record.name, record.native, record.translations);
+}
+
+/** Names of a state's or city's parents (empty string when absent), without decoding them. */
+export function countryNameOfRow(store: Store, entity: SearchEntity, row: number): string | null {
+  const countryRow = entity === 'cities' ? store.relations.cityCountryRow[row]! : entity === 'states' ? store.relations.stateCountryRow[row]! : row;
+  return countryRow >= 0 ? store.countries.nameAt(countryRow) : null;
+}
+
+export function stateNameOfCityRow(store: Store, row: number): string | null {
+  const stateRow = store.relations.cityStateRow[row]!;
+  return stateRow >= 0 ? store.states.nameAt(stateRow) : null;
+}
+
+/** JSON array text of already built items. */
+export function jsonArray(parts: readonly string[]): string {
+  return parts.length === 0 ? '[]' : `[${parts.join(',')}]`;
+}

@@ -1,0 +1,119 @@
+// FlatBuffers row → plain record of the model (runtime/format/model.ts), one codec per entity.
+import * as fb from '../format/generated/geoapi/fb.js';
+import type { CityRecord, CountryRecord, PostcodeRecord, RegionRecord, StateRecord, SubregionRecord } from '../format/model.js';
+import type { TableCodec } from './entity-table.js';
+
+export const regionCodec: TableCodec<RegionRecord, fb.Region> = {
+  newCursor: () => new fb.Region(),
+  name: (r) => r.name() ?? '',
+  decode: (r) => ({ id: r.id(), name: r.name() ?? '', translations: r.translations(), wikiDataId: r.wikiDataId() }),
+};
+
+export const subregionCodec: TableCodec<SubregionRecord, fb.Subregion> = {
+  newCursor: () => new fb.Subregion(),
+  name: (r) => r.name() ?? '',
+  decode: (r) => ({ id: r.id(), name: r.name() ?? '', translations: r.translations(), wikiDataId: r.wikiDataId(), region_id: r.regionId() }),
+};
+
+export const countryCodec: TableCodec<CountryRecord, fb.Country> = {
+  newCursor: () => new fb.Country(),
+  name: (r) => r.name() ?? '',
+  decode: (r) => ({
+    id: r.id(),
+    name: r.name() ?? '',
+    iso2: r.iso2() ?? '',
+    iso3: r.iso3() ?? '',
+    numeric_code: r.numericCode(),
+    phonecode: r.phonecode(),
+    capital: r.capital(),
+    currency: r.currency(),
+    currency_name: r.currencyName(),
+    currency_symbol: r.currencySymbol(),
+    tld: r.tld(),
+    native: r.native(),
+    population: r.population(),
+    gdp: r.gdp(),
+    region: r.region(),
+    region_id: r.regionId(),
+    subregion: r.subregion(),
+    subregion_id: r.subregionId(),
+    nationality: r.nationality(),
+    area_sq_km: r.areaSqKm(),
+    postal_code_format: r.postalCodeFormat(),
+    postal_code_regex: r.postalCodeRegex(),
+    timezones: r.timezones(),
+    translations: r.translations(),
+    latitude: r.latitude(),
+    longitude: r.longitude(),
+    emoji: r.emoji(),
+    emojiU: r.emojiU(),
+    wikiDataId: r.wikiDataId(),
+  }),
+};
+
+export const stateCodec: TableCodec<StateRecord, fb.State> = {
+  newCursor: () => new fb.State(),
+  name: (r) => r.name() ?? '',
+  decode: (r) => ({
+    id: r.id(),
+    name: r.name() ?? '',
+    country_id: r.countryId(),
+    country_code: r.countryCode() ?? '',
+    fips_code: r.fipsCode(),
+    iso2: r.iso2(),
+    iso3166_2: r.iso31662(),
+    type: r.type(),
+    level: r.level(),
+    parent_id: r.parentId(),
+    native: r.native(),
+    latitude: r.latitude(),
+    longitude: r.longitude(),
+    timezone: r.timezone(),
+    translations: r.translations(),
+    wikiDataId: r.wikiDataId(),
+    population: r.population(),
+  }),
+};
+
+export const cityCodec: TableCodec<CityRecord, fb.City> = {
+  newCursor: () => new fb.City(),
+  name: (r) => r.name() ?? '',
+  decode: (r) => ({
+    id: r.id(),
+    name: r.name() ?? '',
+    state_id: r.stateId(),
+    state_code: r.stateCode() ?? '',
+    country_id: r.countryId(),
+    country_code: r.countryCode() ?? '',
+    type: r.type(),
+    level: r.level(),
+    parent_id: r.parentId(),
+    latitude: r.latitude(),
+    longitude: r.longitude(),
+    native: r.native(),
+    population: r.population(),
+    timezone: r.timezone(),
+    translations: r.translations(),
+    wikiDataId: r.wikiDataId(),
+  }),
+};
+
+export const postcodeCodec: TableCodec<PostcodeRecord, fb.Postcode> = {
+  newCursor: () => new fb.Postcode(),
+  name: (r) => r.code() ?? '',
+  decode: (r) => ({
+    id: r.id(),
+    code: r.code() ?? '',
+    country_id: r.countryId(),
+    country_code: r.countryCode() ?? '',
+    state_id: r.stateId(),
+    state_code: r.stateCode(),
+    city_id: r.cityId(),
+    locality_name: r.localityName(),
+    type: r.type(),
+    latitude: r.latitude(),
+    longitude: r.longitude(),
+    source: r.source(),
+    wikiDataId: r.wikiDataId(),
+  }),
+};

@@ -1,0 +1,13 @@
+// Snapshot store: load bytes (main thread), open a Store (any thread).
+export { loadSnapshotBytes, readManifest, type SnapshotBytes } from './load.js';
+export { openStore } from './open.js';
+export type { EntityTable, Relations, RowRanges, Store } from './types.js';
+
+import { loadSnapshotBytes } from './load.js';
+import { openStore } from './open.js';
+import type { Store } from './types.js';
+
+/** Loads and opens a snapshot directory in one step. */
+export function loadStore(dir: string): Store {
+  return openStore(loadSnapshotBytes(dir));
+}

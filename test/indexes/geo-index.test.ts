@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { distance as geokdbushDistance } from 'geokdbush';
+import { buildGeoSections, parseCoordinate } from '../../build-index/sections/geo.js';
+import { SnapshotFormatError } from '../../runtime/format/section.js';
+import { buildGeoIndex, distanceKm, GeoIndex } from '../../runtime/indexes/geo-index.js';
+import { fullDatasetCities, ownBuffer, prng } from './helpers.js';
+
+/** Haversine on geokdbush's sphere (R = 6371 km), written out independently. */
+function haversineKm(lng1: number, lat1: number, lng2: number, lat2: number): number {
+  const rad = Math.PI / 180;
+  const a = Math.sin(((lat2 - lat1) * rad) / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(((lng2 - lng1) * rad) / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.sqrt(a));
+}
+
+/** Brute force: rows within radius passing the filter, nearest first, ties by row, cut to k. */
+function bruteNearest(lngs: Float64Array, lats: Float64Array, lng: number, lat: number, k: number, radiusKm: number, filter?: (row: number) => boolean): { row: number; d: number }[] {
+  const all: { row: number; d: number }[] = [];
+  for (let row = 0; row < lngs.length; row++) {
+    if (Number.isNaN(lngs[row]!) || (filter && !filter(row))) continue;
+    const d = distanceKm(lng, lat, lngs[row]!, lats[row]!);
+    if (d <= radiusKm) all.push({ row, d });
+  }
+  return all.sort((a, b) => a.d - b.d || a.row - b.row).slice(0, k);
+}
+
+/**
+ * Compares an index answer with brute force: same distance sequence, and the same rows
+ * except where a tie at the k-th distance lets either row in.
+ */
+function assertSameNearest(index: GeoIndex, lngs: Float64Array, lats: Float64Array, lng: number, lat: number, k: number, radiusKm: number, filter?: (row: number) => boolean): void {
+  const rows = index.around(lng, lat, k, radiusKm, filter);
+  const expected = bruteNearest(lngs, lats, lng, lat, k, radiusKm, filter);
+  const where = `around(${lng}, ${lat}, k=${k}, r=${radiusKm})`;
+  assert.equal(rows.length, expected.length, `${where}: result count`);
+  const distances = rows.map((row) => index.distanceKmTo(row, lng, lat));
+  for (let i = 0; i < rows.length; i++) {
+    assert.ok(Math.abs(distances[i]! - expected[i]!.d) < 1e-9, `${where}: distance #${i}: expected ${expected[i]!.d}, found ${distances[i]}`);
+    if (i > 0) assert.ok(distances[i]! >= distances[i - 1]!, `${where}: not nearest first at #${i}`);
+  }
+  const last = expected.length > 0 ? expected[expected.length - 1]!.d : 0;
+  const strict = (list: number[]) => list.filter((row) => distanceKm(lng, lat, lngs[row]!, lats[row]!) < last - 1e-9).sort((a, b) => a - b);
+  assert.deepEqual(strict(rows), strict(expected.map((e) => e.row)), `${where}: rows nearer than the k-th`);
+}
+
+function randomPoints(seed: number, count: number): { lngs: Float64Array; lats: Float64Array } {
+  const random = prng(seed);
+  const lngs = new Float64Array(count);
+  const lats = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const region = i % 4;
+    if (region === 0) {
+      // Around the antimeridian.
+      lngs[i] = random() < 0.5 ? 175 + random() * 5 : -180 + random() * 5;
+      lats[i] = -60 + random() * 120;
+    } else if (region === 1) {
+      // Near the poles.
+      lngs[i] = -180 + random() * 360;
+      lats[i] = (random() < 0.5 ? 1 : -1) * (85 + random() * 5);
+    } else {
+      lngs[i] = -180 + random() * 360;
+      lats[i] = Math.asin(2 * random() - 1) / (Math.PI / 180);
+    }
+    // Some duplicate coordinates (towns sharing a point) and some rows without coordinates.
+    if (i > 0 && random() < 0.03) {
+      lngs[i] = lngs[i - 1]!;
+      lats[i] = lats[i - 1]!;
+    }
+    if (random() < 0.05) {
+      lngs[i] = NaN;
+      lats[i] = NaN;
+    }
+  }
+  return { lngs, lats };
+}
+
+describe('GeoIndex', () => {
+  it('uses geokdbush’s great-circle distance (R = 6371 km)', () => {
+    assert.equal(distanceKm(2.3522, 48.8566, -0.1276, 51.5072), geokdbushDistance(2.3522, 48.8566, -0.1276, 51.5072));
+    assert.ok(Math.abs(distanceKm(2.3522, 48.8566, -0.1276, 51.5072) - haversineKm(2.3522, 48.8566, -0.1276, 51.5072)) < 1e-9);
+    assert.ok(Math.abs(distanceKm(0, 0, 180, 0) - Math.PI * 6371) < 1e-9);
+  });
+
+  it('round-trips: the bytes read back answer as the built index, in an ArrayBuffer or a SharedArrayBuffer', () => {
+    const { lngs, lats } = randomPoints(1, 3000);
+    const bytes = buildGeoIndex(lngs, lats);
+    const a = GeoIndex.from(ownBuffer(bytes));
+    const b = GeoIndex.from(ownBuffer(bytes, true));
+    assert.equal(a.rowCount, 3000);
+    assert.equal(a.pointCount, Array.from(lngs).filter((x) => !Number.isNaN(x)).length);
+    for (let row = 0; row < 3000; row++) {
+      if (Number.isNaN(lngs[row]!)) {
+        assert.equal(a.hasPoint(row), false);
+        assert.ok(Number.isNaN(a.lng(row)) && Number.isNaN(a.lat(row)));
+      } else {
+        assert.equal(a.lng(row), lngs[row]);
+        assert.equal(a.lat(row), lats[row]);
+      }
+    }
+    assert.deepEqual(a.around(179.5, 10, 25, 2000), b.around(179.5, 10, 25, 2000));
+  });
+
+  it('finds the k nearest within a radius as brute force does, across the antimeridian and near the poles', () => {
+    const { lngs, lats } = randomPoints(2, 4000);
+    const index = GeoIndex.from(ownBuffer(buildGeoIndex(lngs, lats)));
+    const random = prng(3);
+    const probes: [number, number][] = [[180, 0], [-180, 0], [179.9, -20], [-179.9, 45], [0, 90], [0, -90], [123, 89.9], [-45, -89.5]];
+    for (let i = 0; i < 40; i++) probes.push([-180 + random() * 360, -90 + random() * 180]);
+    for (const [lng, lat] of probes) {
+      for (const [k, radius] of [[1, 20000], [10, 500], [25, 2000], [100, 20000]] as const) assertSameNearest(index, lngs, lats, lng, lat, k, radius);
+    }
+  });
+
+  it('crosses the antimeridian: a point at 179.9° finds its neighbour at -179.9°', () => {
+    const index = GeoIndex.from(ownBuffer(buildGeoIndex(Float64Array.of(-179.9, 170, 179.9), Float64Array.of(0, 0, 0))));
+    assert.deepEqual(index.around(179.95, 0, 2, 100), [2, 0]);
+  });
+
+  it('applies the row filter before counting results', () => {
+    const { lngs, lats } = randomPoints(4, 2000);
+    const index = GeoIndex.from(ownBuffer(buildGeoIndex(lngs, lats)));
+    const even = (row: number) => row % 2 === 0;
+    for (const [lng, lat] of [[10, 50], [179, -10], [-60, -85]] as const) {
+      const rows = index.around(lng, lat, 15, 3000, even);
+      assert.ok(rows.every(even));
+      assertSameNearest(index, lngs, lats, lng, lat, 15, 3000, even);
+    }
+  });
+
+  it('returns nothing for k = 0, a negative radius, or an empty index', () => {
+    const index = GeoIndex.from(ownBuffer(buildGeoIndex(Float64Array.of(1), Float64Array.of(1))));
+    assert.deepEqual(index.around(1, 1, 0, 10), []);
+    assert.deepEqual(index.around(1, 1, 5, -1), []);
+    assert.deepEqual(index.around(1, 1, 5, 0), [0]);
+    const empty = GeoIndex.from(ownBuffer(buildGeoIndex(new Float64Array(0), new Float64Array(0))));
+    assert.deepEqual(empty.around(0, 0, 5, 1000), []);
+    const allNull = GeoIndex.from(ownBuffer(buildGeoIndex(Float64Array.of(NaN, NaN), Float64Array.of(NaN, NaN))));
+    assert.deepEqual(allNull.around(0, 0, 5, 20000), []);
+    assert.equal(allNull.rowCount, 2);
+  });
+
+  it('leaves out-of-range coordinates out of the tree', () => {
+    const index = GeoIndex.from(ownBuffer(buildGeoIndex(Float64Array.of(0, 200, 0, Infinity), Float64Array.of(0, 0, 95, 0))));
+    assert.equal(index.pointCount, 1);
+    assert.deepEqual(index.around(0, 0, 10, 20000), [0]);
+  });
+
+  it('refuses a buffer that is not a geo index payload', () => {
+    assert.throws(() => GeoIndex.from(new ArrayBuffer(16)), SnapshotFormatError);
+    const bytes = buildGeoIndex(Float64Array.of(1, 2), Float64Array.of(1, 2));
+    assert.throws(() => GeoIndex.from(ownBuffer(bytes.subarray(0, bytes.byteLength - 8))), SnapshotFormatError);
+    assert.throws(() => GeoIndex.from(bytes as unknown as ArrayBuffer), /expected an ArrayBuffer/);
+  });
+
+  it('answers as brute force over the full dataset’s cities', (t) => {
+    const cities = fullDatasetCities();
+    if (!cities) return t.skip('full dataset absent');
+    const lngs = Float64Array.from(cities, (c) => parseCoordinate(c.longitude));
+    const lats = Float64Array.from(cities, (c) => parseCoordinate(c.latitude));
+    const index = GeoIndex.from(ownBuffer(buildGeoSections({ countries: [], states: [], cities: cities as never, postcodes: [] })['geo.cities']!));
+    assert.equal(index.rowCount, cities.length);
+    const random = prng(5);
+    for (let i = 0; i < 12; i++) {
+      const row = Math.floor(random() * cities.length);
+      const [lng, lat] = Number.isNaN(lngs[row]!) ? [0, 0] : [lngs[row]! + random() - 0.5, lats[row]! + random() - 0.5];
+      assertSameNearest(index, lngs, lats, lng, lat, 20, 25);
+      assertSameNearest(index, lngs, lats, lng, lat, 100, 500);
+    }
+    assertSameNearest(index, lngs, lats, 179.5, -17, 20, 500); // Fiji, across the antimeridian
+  });
+});

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SnapshotFormatError } from '../../runtime/format/section.js';
+import { TrigramIndex, TrigramIndexBuilder, type TrigramField } from '../../runtime/indexes/trigram-index.js';
+import { commonTrigramCount, similarity, similarityFromCounts, trigramsOf } from '../../runtime/text/trigram.js';
+import { fullDatasetCities, ownBuffer, pick, prng, typo } from './helpers.js';
+
+interface Doc {
+  row: number;
+  field: TrigramField;
+  text: string;
+}
+
+function build(docs: Doc[]): TrigramIndex {
+  const builder = new TrigramIndexBuilder();
+  for (const d of docs) builder.add(d.row, d.field, d.text);
+  return TrigramIndex.from(ownBuffer(builder.finish()));
+}
+
+/** Brute force: score every doc (with precomputed trigrams) and keep those ≥ threshold. */
+function bruteForce(docs: { row: number; field: number; trigrams: Int32Array }[], query: string, threshold: number, rowStart = 0, rowEnd = Infinity): Map<string, number> {
+  const q = trigramsOf(query);
+  const out = new Map<string, number>();
+  for (const d of docs) {
+    if (d.row < rowStart || d.row >= rowEnd) continue;
+    const score = similarityFromCounts(commonTrigramCount(q, d.trigrams), q.length, d.trigrams.length);
+    if (score >= threshold && score > 0) out.set(`${d.row}/${d.field}`, score);
+  }
+  return out;
+}
+
+function searched(index: TrigramIndex, query: string, threshold: number, rowStart?: number, rowEnd?: number): Map<string, number> {
+  const { docs, scores } = index.search(query, threshold, { rowStart, rowEnd });
+  assert.equal(docs.length, scores.length);
+  const out = new Map<string, number>();
+  docs.forEach((doc, i) => {
+    const key = `${index.docRow(doc)}/${index.docField(doc)}`;
+    assert.ok(!out.has(key), `doc ${key} returned twice`);
+    out.set(key, scores[i]!);
+  });
+  return out;
+}
+
+function assertSameAsBruteForce(index: TrigramIndex, docs: { row: number; field: number; trigrams: Int32Array }[], query: string, threshold: number, rowStart?: number, rowEnd?: number): void {
+  const found = searched(index, query, threshold, rowStart, rowEnd);
+  const expected = bruteForce(docs, query, threshold, rowStart, rowEnd);
+  const where = `search(${JSON.stringify(query)}, ${threshold}${rowStart !== undefined ? `, rows ${rowStart}..${rowEnd}` : ''})`;
+  const missing = [...expected.keys()].filter((k) => !found.has(k)).slice(0, 5);
+  const extra = [...found.keys()].filter((k) => !expected.has(k)).slice(0, 5);
+  assert.deepEqual({ missing, extra }, { missing: [], extra: [] }, where);
+  for (const [key, score] of expected) assert.equal(found.get(key), score, `${where}: score of ${key}`);
+}
+
+const NAMES = ['London', 'Londonderry', 'New London', 'Lyon', 'Londrina', 'São Paulo', 'Sao Paulo', 'Paulo Afonso', 'Saint-Paul', 'San Pablo', 'Москва', 'Моска', 'Zürich', 'Zurich', 'Zug', '東京', '京都', 'القاهرة', "Côte d'Ivoire", 'Ivory Coast', 'New York', 'York', 'Yorkshire', 'Newark', 'A', '--', 'St. Louis', 'Saint Louis'];
+
+describe('TrigramIndex', () => {
+  it('round-trips: the read index holds every doc with its row, field and trigram count', () => {
+    const docs: Doc[] = NAMES.map((text, i) => ({ row: i >> 1, field: (i & 1) as TrigramField, text }));
+    const builder = new TrigramIndexBuilder();
+    for (const d of docs) builder.add(d.row, d.field, d.text);
+    const bytes = builder.finish();
+    const a = TrigramIndex.from(ownBuffer(bytes));
+    const b = TrigramIndex.from(ownBuffer(bytes, true));
+    const withTrigrams = docs.filter((d) => trigramsOf(d.text).length > 0);
+    assert.equal(a.docCount, withTrigrams.length);
+    withTrigrams.forEach((d, doc) => {
+      assert.equal(a.docRow(doc), d.row);
+      assert.equal(a.docField(doc), d.field);
+      assert.equal(a.docTrigramCount(doc), trigramsOf(d.text).length);
+    });
+    assert.deepEqual(searched(a, 'londn', 0.2), searched(b, 'londn', 0.2));
+  });
+
+  it('scores with pg_trgm similarity() of query and doc text', () => {
+    const index = build(NAMES.map((text, row) => ({ row, field: 0, text })));
+    const found = searched(index, 'Londn', 0.1);
+    assert.equal(found.get('0/0'), similarity('Londn', 'London'));
+    assert.ok(found.get('0/0')! > found.get('1/0')!);
+  });
+
+  it('skips docs without trigrams and returns nothing for a query without trigrams', () => {
+    const index = build([{ row: 0, field: 0, text: '--' }, { row: 1, field: 0, text: 'Lima' }]);
+    assert.equal(index.docCount, 1);
+    assert.equal(index.search('!!', 0.1).docs.length, 0);
+  });
+
+  it('refuses thresholds outside (0, 1] and a payload that is not a trigram index', () => {
+    const index = build([{ row: 0, field: 0, text: 'Lima' }]);
+    for (const bad of [0, -0.5, 1.5, NaN]) assert.throws(() => index.search('lima', bad), RangeError);
+    assert.throws(() => TrigramIndex.from(new ArrayBuffer(8)), SnapshotFormatError);
+    assert.throws(() => new TrigramIndexBuilder().add(0, 0, 'a').add(0, 0, 'b').finish(), /one document per/);
+  });
+
+  it('finds exactly the docs brute force finds, with the same scores, for random typo queries and thresholds 0.1–1', () => {
+    const random = prng(21);
+    const words = ['san', 'santa', 'maria', 'new', 'york', 'port', 'saint', 'louis', 'london', 'lyon', 'paulo', 'são', 'del', 'rio', 'de', 'la', 'москва', 'ново', 'город', '東京', '市', 'el', 'al', 'qahira', 'zurich', 'zürich', 'o’higgins'];
+    const docs: Doc[] = [];
+    for (let row = 0; row < 1500; row++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words)).join(pick(random, [' ', '-', ' ']));
+      docs.push({ row, field: 0, text });
+      if (random() < 0.3) docs.push({ row, field: 1, text: typo(random, text) });
+    }
+    const index = build(docs);
+    const withTrigrams = docs.map((d) => ({ row: d.row, field: d.field, trigrams: trigramsOf(d.text) }));
+    for (let i = 0; i < 150; i++) {
+      const query = random() < 0.8 ? typo(random, pick(random, docs).text) : pick(random, words).slice(0, 2);
+      const threshold = pick(random, [0.1, 0.2, 0.3, 0.3, 0.45, 0.5, 0.7, 0.9, 1]);
+      assertSameAsBruteForce(index, withTrigrams, query, threshold);
+    }
+  });
+
+  it('restricts to a row range exactly as filtering brute force by row does', () => {
+    const random = prng(22);
+    const docs: Doc[] = Array.from({ length: 800 }, (_, row) => ({ row, field: 0, text: pick(random, NAMES) }));
+    const index = build(docs);
+    const withTrigrams = docs.map((d) => ({ row: d.row, field: d.field, trigrams: trigramsOf(d.text) }));
+    for (const [start, end] of [[0, 800], [0, 1], [100, 300], [799, 800], [400, 400], [-5, 10_000]] as const) {
+      assertSameAsBruteForce(index, withTrigrams, 'londn', 0.2, start, end);
+      assertSameAsBruteForce(index, withTrigrams, 'san paolo', 0.1, start, end);
+    }
+  });
+
+  it('reuses its scratch between calls without leaking counts', () => {
+    const index = build(NAMES.map((text, row) => ({ row, field: 0, text })));
+    const first = searched(index, 'new york', 0.3);
+    searched(index, 'york', 0.1);
+    searched(index, 'saint louis', 0.9);
+    assert.deepEqual(searched(index, 'new york', 0.3), first);
+  });
+
+  it('finds exactly what brute force finds over the full dataset’s city names and natives', (t) => {
+    const cities = fullDatasetCities();
+    if (!cities) return t.skip('full dataset absent');
+    const builder = new TrigramIndexBuilder();
+    const docs: { row: number; field: number; trigrams: Int32Array }[] = [];
+    cities.forEach((c, row) => {
+      const name = trigramsOf(c.name);
+      builder.addTrigrams(row, 0, name);
+      if (name.length > 0) docs.push({ row, field: 0, trigrams: name });
+      if (c.native) {
+        const native = trigramsOf(c.native);
+        builder.addTrigrams(row, 1, native);
+        if (native.length > 0) docs.push({ row, field: 1, trigrams: native });
+      }
+    });
+    const index = TrigramIndex.from(ownBuffer(builder.finish()));
+    const random = prng(23);
+    for (let i = 0; i < 30; i++) {
+      const city = pick(random, cities);
+      const query = typo(random, random() < 0.8 || !city.native ? city.name : city.native);
+      assertSameAsBruteForce(index, docs, query, pick(random, [0.1, 0.3, 0.3, 0.5, 0.8]));
+    }
+    assertSameAsBruteForce(index, docs, 'san', 0.1);
+    assertSameAsBruteForce(index, docs, 'londn', 0.3, 40_000, 60_000);
+  });
+});

@@ -1,0 +1,283 @@
+// Test helper: a real geoapi server in a child process on a free port, with a fresh key file
+// (one key per plan, plus any extra keys) and a policy file.
+//
+//   import { startTestServer } from '../support/server.js';
+//   const server = await startTestServer();                 // default snapshot, real operations
+//   const res = await server.get('/v1/countries', { plan: 'starter' });   // {status, headers, body, json()}
+//   await fetch(`${server.url}/v1/countries`, { headers: { 'X-GEOAPI-KEY': server.keys.business } });
+//   await server.close();
+//
+// Options (all optional):
+//   snapshotDir       snapshot directory; default the default snapshot (built on first use,
+//                     data/snapshots/default, via build-index/default-snapshot.js)
+//   operationsModule  path of a module exporting `operations` or `allOperations()`; default the
+//                     real registry (runtime/routes/registry.js)
+//   storeModule       path of a module exporting loadSnapshotBytes(dir) and openStore(bytes)
+//                     (fake stores); default the real loader
+//   policy            policy object, or path of a policy file; default data/policy.json
+//   editPolicy        (policy) => void, applied to a copy of the policy before it is written
+//   extraKeys         [{label, plan, expires?: ISO, revoked?: boolean}] → server.extraKeys[label]
+//   threads           worker threads; default 1
+//   quota             'off' (default: counters would interfere with contract tests), 'default'
+//                     (runtime/access/quota/index.js) or a module path
+//   fixedNow          ISO time every request sees (RequestContext.now, quota windows)
+//   env               extra environment for the child (e.g. GEOAPI_KEY_HEADER_ALIASES)
+//   watchIntervalMs   key/policy file check interval; default 100
+//
+// The returned TestServer:
+//   url, port, keys (plaintext key per plan), extraKeys, keysFile, policyFile, dir (temp dir),
+//   uws (the uWS build in use), dataVersion, logs() (child stderr so far), pid,
+//   waitForLog(pattern, timeoutMs = 10000) — resolves with the matching line (logs arrive asynchronously),
+//   get(path, {plan?, key?, headers?}) — one request on a fresh connection, no keep-alive,
+//   raw(bytes) — writes raw bytes on a socket, resolves with everything read until the server closes,
+//   freePort() (exported) — a free TCP port for CLI tests.
+//   close() — SIGTERM, then SIGKILL if it has not exited after 3 s; removes the temp dir,
+//   stop() — SIGTERM and resolves with the exit code (no SIGKILL; for shutdown tests).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { addKey, newKeyFile, writeKeyFile } from '../../runtime/access/keys.js';
+import { DEFAULT_POLICY_FILE, PLAN_NAMES } from '../../runtime/access/policy.js';
+import type { ServerOptions } from '../../runtime/http/server.js';
+import type { UwsBuild } from '../../runtime/http/uws.js';
+import type { PlanName } from '../../runtime/routes/types.js';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CHILD = fileURLToPath(new URL('./server-child.js', import.meta.url));
+
+export interface ExtraKey {
+  label: string;
+  plan: PlanName;
+  expires?: string;
+  revoked?: boolean;
+}
+
+export interface TestServerOptions {
+  snapshotDir?: string;
+  operationsModule?: string;
+  storeModule?: string;
+  policy?: string | Record<string, unknown>;
+  editPolicy?: (policy: Record<string, any>) => void;
+  extraKeys?: ExtraKey[];
+  threads?: number;
+  quota?: 'off' | 'default' | string;
+  fixedNow?: string;
+  env?: Record<string, string>;
+  watchIntervalMs?: number;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** Raw body bytes (compressed when the request asked for it). */
+  bytes: Buffer;
+  body: string;
+  json(): any;
+}
+
+export interface RequestOptions {
+  plan?: PlanName;
+  key?: string;
+  headers?: Record<string, string>;
+  method?: string;
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  keys: Record<PlanName, string>;
+  extraKeys: Record<string, string>;
+  keysFile: string;
+  policyFile: string;
+  dir: string;
+  uws: UwsBuild;
+  dataVersion: string;
+  pid: number;
+  logs(): string;
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  get(path: string, options?: RequestOptions): Promise<TestResponse>;
+  raw(bytes: string | Buffer, timeoutMs?: number): Promise<string>;
+  close(): Promise<void>;
+  stop(): Promise<number | null>;
+}
+
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+let defaultSnapshot: Promise<string> | undefined;
+
+/** The default snapshot directory, built once per test process when missing or stale. */
+export function defaultSnapshotDir(): Promise<string> {
+  defaultSnapshot ??= import('../../build-index/default-snapshot.js').then(async ({ ensureDefaultSnapshot }) => {
+    const result = await ensureDefaultSnapshot(join(REPO_ROOT, 'data/snapshots/default'));
+    return result.dir;
+  });
+  return defaultSnapshot;
+}
+
+/** A port that was free a moment ago (for commands that take --port / GEOAPI_PORT). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** One GET (or `method`) on a fresh connection. */
+export function request(url: string, options: RequestOptions & { key?: string } = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers['X-GEOAPI-KEY'] = options.key;
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        const body = bytes.toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes, body, json: () => JSON.parse(body) });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Writes raw bytes and collects the answer until the server closes the connection (or timeoutMs). */
+export function rawRequest(port: number, bytes: string | Buffer, timeoutMs = 20_000): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes));
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = (suffix: string): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(Buffer.concat(chunks).toString('latin1') + suffix);
+    };
+    const timer = setTimeout(() => finish('[client timeout]'), timeoutMs);
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('close', () => finish(''));
+    socket.on('error', (error) => finish(`[${error.message}]`));
+  });
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'geoapi-test-'));
+  try {
+    let policy: Record<string, any>;
+    if (typeof options.policy === 'object') policy = structuredClone(options.policy);
+    else policy = JSON.parse(readFileSync(options.policy ?? DEFAULT_POLICY_FILE, 'utf8')) as Record<string, any>;
+    options.editPolicy?.(policy);
+    const policyFile = join(dir, 'policy.json');
+    writeFileSync(policyFile, JSON.stringify(policy, null, 2));
+
+    const keyFile = newKeyFile();
+    const keys = {} as Record<PlanName, string>;
+    for (const plan of PLAN_NAMES) keys[plan] = addKey(keyFile, { plan, name: `test ${plan}` }).key;
+    const extraKeys: Record<string, string> = {};
+    for (const extra of options.extraKeys ?? []) {
+      const { record, key } = addKey(keyFile, { plan: extra.plan, name: extra.label, expires: extra.expires ? new Date(extra.expires) : null });
+      record.revoked = extra.revoked ?? false;
+      extraKeys[extra.label] = key;
+    }
+    const keysFile = join(dir, 'keys.json');
+    writeKeyFile(keysFile, keyFile);
+
+    const serverOptions: ServerOptions = {
+      snapshotDir: options.snapshotDir ?? (options.storeModule ? dir : await defaultSnapshotDir()),
+      keysFile,
+      policyFile,
+      port: 0,
+      host: '127.0.0.1',
+      threads: options.threads ?? 1,
+      watchIntervalMs: options.watchIntervalMs ?? 100,
+      quotaModule: options.quota === undefined || options.quota === 'off' ? null : options.quota === 'default' ? undefined : options.quota,
+    };
+    if (options.operationsModule) serverOptions.operationsModule = options.operationsModule;
+    if (options.storeModule) serverOptions.storeModule = options.storeModule;
+    if (options.fixedNow) serverOptions.fixedNow = options.fixedNow;
+    if (serverOptions.quotaModule === undefined) delete serverOptions.quotaModule;
+
+    const child = spawn(process.execPath, [CHILD, JSON.stringify(serverOptions)], {
+      cwd: REPO_ROOT,
+      // Quota counters persist into the temp dir, never into the repository's data/ (tests would share them).
+      env: { ...process.env, GEOAPI_QUOTA_STATE_FILE: join(dir, 'quota-state.json'), ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+      children.delete(child);
+      resolve(code);
+    }));
+
+    const ready = await new Promise<{ port: number; url: string; uws: UwsBuild; store: { dataVersion: string } }>((resolve, reject) => {
+      let stdout = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+        const line = stdout.split('\n').find((l) => l.startsWith('GEOAPI_TEST_'));
+        if (line?.startsWith('GEOAPI_TEST_READY ')) resolve(JSON.parse(line.slice('GEOAPI_TEST_READY '.length)));
+        else if (line?.startsWith('GEOAPI_TEST_FAILED ')) reject(new Error(`test server did not start: ${JSON.parse(line.slice('GEOAPI_TEST_FAILED '.length))}\n${stderr}`));
+      });
+      void exited.then((code) => reject(new Error(`test server exited (code ${code}) before it was ready:\n${stderr}`)));
+    });
+
+    const url = `http://127.0.0.1:${ready.port}`;
+    const stop = async (): Promise<number | null> => {
+      child.kill('SIGTERM');
+      return exited;
+    };
+    return {
+      url,
+      port: ready.port,
+      keys,
+      extraKeys,
+      keysFile,
+      policyFile,
+      dir,
+      uws: ready.uws,
+      dataVersion: ready.store.dataVersion,
+      pid: child.pid!,
+      logs: () => stderr,
+      waitForLog: async (pattern, timeoutMs = 10_000) => {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const line = stderr.split('\n').find((candidate) => pattern.test(candidate));
+          if (line !== undefined) return line;
+          if (Date.now() > deadline) throw new Error(`no log line matching ${pattern} within ${timeoutMs} ms; logs:\n${stderr}`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      },
+      get: (path, requestOptions = {}) => request(`${url}${path}`, { ...requestOptions, key: requestOptions.key ?? (requestOptions.plan ? keys[requestOptions.plan] : undefined) }),
+      raw: (bytes, timeoutMs) => rawRequest(ready.port, bytes, timeoutMs),
+      stop,
+      close: async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGTERM');
+          const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+          await exited;
+          clearTimeout(timer);
+        }
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
