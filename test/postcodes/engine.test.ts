@@ -150,6 +150,9 @@ describe('postcode lookup when codes differ only in spacing', () => {
     const rows = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>[];
     const base = rows.find((r) => r.code === 'SW1A 1AA')!;
     rows.push({ ...base, id: 990002, code: 'SW1A1AA', locality_name: 'No Space' }, { ...base, id: 990001, code: 'SW1A1 AA', locality_name: 'Odd Space' });
+    // Rows whose country_id is dangling sort after every country (the build warns): they must not
+    // break the per-country sections.
+    rows.push({ ...base, id: 990003, code: 'AA1 1AA', country_id: 999_999 }, { ...base, id: 990004, code: 'ZZ1 1AA', country_id: 999_998, country_code: 'NO' });
     writeFileSync(file, JSON.stringify(rows));
     store = snapshotOf(join(dir, 'csc')).store;
     engine = PostcodeEngine.of(store);
@@ -170,6 +173,14 @@ describe('postcode lookup when codes differ only in spacing', () => {
 
   test('returns every spelling, ascending id, when none is spelled like the query', () => {
     assert.deepEqual(ids('S W1A1AA'), [900001, 990001, 990002]);
+  });
+
+  test('keeps rows of a dangling country_id out of every country', () => {
+    assert.equal(engine.lookup('GB', 'AA1 1AA').kind, 'postcode_not_found');
+    assert.equal(engine.lookup('NO', 'ZZ1 1AA').kind, 'postcode_not_found');
+    const gb = engine.search({ countryRow: engine.countryRow('GB'), filters: { ...none, q: 'sw1a1' }, afterRow: null, limit: 10 });
+    // Same key: then by code in byte order ('SW1A 1AA' < 'SW1A1 AA' < 'SW1A1AA').
+    assert.deepEqual(gb.rows.map((row) => store.postcodes.idAt(row)), [900001, 990001, 990002]);
   });
 });
 

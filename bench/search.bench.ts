@@ -1,0 +1,435 @@
+// Search benchmark on the full dataset (../shared/data/csc): in-process p50/p99 of the three search
+// operations (the operation handler: parameters, engine, decoding, JSON; response cache cleared
+// before every call), against two baselines answering the same queries in the same run:
+//   (a) brute force in this process: scanning every city (test/search/oracles.ts, the oracles the
+//       tests check the engine against; trigrams and coordinates precomputed);
+//   (b) PostgreSQL 15 on the same cities: fuzzy with pg_trgm `%` + similarity() and GIN trigram
+//       indexes; nearby with a GiST index on point(lng, lat), a bounding-box prefilter and the
+//       haversine formula; autocomplete with text_pattern_ops prefix indexes on the matchKey forms
+//       plus the same trigram fill (no translations). A throwaway cluster is started with the
+//       Debian postgresql-15 binaries (as user postgres when run as root) and removed afterwards;
+//       GEOAPI_BENCH_PG=postgres://… uses an existing server instead. Without PostgreSQL (or the
+//       `pg` client) the bench says so and skips that column.
+// Targets (in-process): fuzzy p99 ≤ 1 ms and ≥ 30× PostgreSQL's throughput; autocomplete p99 ≤
+// 1 ms; nearby p99 ≤ 0.5 ms. Throughput = 1 / mean latency, one query at a time.
+// Run: `npm run bench -- search` (GEOAPI_BENCH_SNAPSHOT=dir reuses a built full snapshot).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSnapshot } from '../build-index/build.js';
+import { EARTH_RADIUS_KM } from '../runtime/engine/search/haversine.js';
+import { searchOperations } from '../runtime/routes/search/index.js';
+import { searchCache } from '../runtime/routes/search/shared.js';
+import type { Caller, Operation, RequestContext } from '../runtime/routes/types.js';
+import { loadStore } from '../runtime/store/index.js';
+import type { Store } from '../runtime/store/types.js';
+import { matchKey } from '../runtime/text/normalise.js';
+import { bruteAutocomplete, bruteFuzzy, bruteNearby, placesOf, type Places } from '../test/search/oracles.js';
+
+const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
+const fullSource = resolve(repoRoot, '../shared/data/csc');
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+
+const QUERIES = 1000; // per operation, in-process and PostgreSQL
+const BRUTE_QUERIES = 60; // brute force is ~10⁴× slower
+const WARMUP_ROUNDS = 1;
+
+type Query = Record<string, string>;
+type OpName = 'fuzzySearch' | 'autocomplete' | 'nearbySearch';
+
+interface Stats {
+  p50: number;
+  p99: number;
+  mean: number;
+  /** Queries per second, one at a time. */
+  qps: number;
+  n: number;
+}
+
+function stats(ms: number[]): Stats {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+  const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
+  return { p50: at(0.5), p99: at(0.99), mean, qps: 1000 / mean, n: sorted.length };
+}
+
+/** mulberry32, so every run benchmarks the same queries. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function typo(random: () => number, text: string): string {
+  const chars = [...text];
+  const i = Math.floor(random() * chars.length);
+  const edit = Math.floor(random() * 3);
+  if (edit === 0 && chars.length > 3) chars.splice(i, 1);
+  else if (edit === 1) chars.splice(i, 0, 'aeiourn'[Math.floor(random() * 7)]!);
+  else if (i + 1 < chars.length) [chars[i], chars[i + 1]] = [chars[i + 1]!, chars[i]!];
+  return chars.join('');
+}
+
+const qLength = (q: string) => [...q.trim()].length;
+
+/** The query mixes: typo'd names (fuzzy), prefixes as typed (autocomplete), points near places (nearby). */
+function querySets(cities: Places): Record<OpName, Query[]> {
+  const random = prng(2024);
+  const row = () => Math.floor(random() * cities.count);
+  const fuzzy: Query[] = [];
+  while (fuzzy.length < QUERIES) {
+    const q = typo(random, cities.names[row()]!).trim();
+    if (qLength(q) >= 2 && qLength(q) <= 100) fuzzy.push({ q });
+  }
+  const autocomplete: Query[] = [];
+  while (autocomplete.length < QUERIES) {
+    const name = cities.names[row()]!;
+    // 4 in 5 type-ahead prefixes of 2–8 characters, 1 in 5 a mistyped whole name (trigram fill).
+    const q = (random() < 0.8 ? [...name].slice(0, 2 + Math.floor(random() * 7)).join('') : typo(random, name)).trim();
+    if (qLength(q) >= 2 && qLength(q) <= 100) autocomplete.push({ q });
+  }
+  const nearby: Query[] = [];
+  while (nearby.length < QUERIES) {
+    const r = row();
+    if (Number.isNaN(cities.lat[r]!)) continue;
+    const lat = Math.max(-90, Math.min(90, cities.lat[r]! + (random() - 0.5)));
+    const lng = ((cities.lng[r]! + (random() - 0.5) + 540) % 360) - 180;
+    // Mostly the defaults (25 km, 20 results), one in five the largest radius.
+    nearby.push(random() < 0.8 ? { lat: lat.toFixed(5), lng: lng.toFixed(5) } : { lat: lat.toFixed(5), lng: lng.toFixed(5), radius: '500' });
+  }
+  return { fuzzySearch: fuzzy, autocomplete, nearbySearch: nearby };
+}
+
+const CALLER: Caller = { keyId: 'bench', plan: 'business', tierName: 'business', tier: 'full', countryTier: 'full', rank: 4 };
+
+function contextOf(store: Store, query: Query): RequestContext {
+  return {
+    params: {},
+    query: new Map(Object.entries(query)),
+    header: () => undefined,
+    caller: CALLER,
+    store,
+    now: new Date(),
+    requireFeature: () => {},
+    hasFeature: () => true,
+  };
+}
+
+function timeInProcess(store: Store, op: Operation, queries: Query[]): { misses: Stats; hits: Stats } {
+  const cache = searchCache(store, op.name);
+  const misses: number[] = [];
+  const hits: number[] = [];
+  for (let round = 0; round <= WARMUP_ROUNDS; round++) {
+    misses.length = 0;
+    hits.length = 0;
+    for (const query of queries) {
+      cache.clear();
+      const context = contextOf(store, query);
+      let t = performance.now();
+      op.handle(context);
+      misses.push(performance.now() - t);
+      t = performance.now();
+      op.handle(contextOf(store, query));
+      hits.push(performance.now() - t);
+    }
+  }
+  return { misses: stats(misses), hits: stats(hits) };
+}
+
+function timeBrute(cities: Places, name: OpName, queries: Query[]): Stats {
+  const ms: number[] = [];
+  for (const query of queries.slice(0, BRUTE_QUERIES)) {
+    const t = performance.now();
+    if (name === 'fuzzySearch') bruteFuzzy(cities, query.q!, 0.3, 10);
+    else if (name === 'autocomplete') bruteAutocomplete(cities, query.q!, 10);
+    else bruteNearby(cities, Number(query.lat), Number(query.lng), Number(query.radius ?? 25), 20);
+    ms.push(performance.now() - t);
+  }
+  return stats(ms);
+}
+
+// ---- PostgreSQL ---------------------------------------------------------------------------------
+
+interface PgClient {
+  query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: Record<string, unknown>[] }>;
+  end(): Promise<void>;
+}
+
+interface Postgres {
+  client: PgClient;
+  version: string;
+  stop(): void;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Connects to GEOAPI_BENCH_PG, or starts a throwaway cluster; null (with the reason printed) when impossible. */
+async function startPostgres(): Promise<Postgres | null> {
+  let pg: { default: { Client: new (config: object) => PgClient & { connect(): Promise<void> } } };
+  try {
+    pg = (await import('pg')) as unknown as typeof pg;
+  } catch {
+    console.log('PostgreSQL column skipped: the `pg` client package is not installed (npm install --save-dev pg)');
+    return null;
+  }
+  const external = process.env.GEOAPI_BENCH_PG;
+  if (external) {
+    const client = new pg.default.Client({ connectionString: external });
+    await client.connect();
+    await client.query({ text: 'SET plan_cache_mode = force_custom_plan' });
+    const version = String((await client.query({ text: 'SHOW server_version' })).rows[0]!.server_version);
+    return { client, version, stop: () => {} };
+  }
+  if (!existsSync(join(PG_BIN, 'initdb'))) {
+    console.log(`PostgreSQL column skipped: PostgreSQL 15 is not installed (${PG_BIN}/initdb not found; apt-get install postgresql-15)`);
+    return null;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'geoapi-bench-pg-'));
+  const asRoot = process.getuid?.() === 0;
+  const run = (bin: string, args: string[]) => {
+    const command = asRoot ? 'runuser' : join(PG_BIN, bin);
+    const argv = asRoot ? ['-u', 'postgres', '--', join(PG_BIN, bin), ...args] : args;
+    const result = spawnSync(command, argv, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`${bin} failed (${result.status}): ${result.stderr || result.stdout}`);
+  };
+  try {
+    if (asRoot) {
+      const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+      const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+      chownSync(dir, uid, gid);
+    }
+    const port = await freePort();
+    run('initdb', ['-D', join(dir, 'data'), '--locale=C.UTF-8', '--encoding=UTF8', '-U', 'postgres', '--auth=trust']);
+    run('pg_ctl', ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c jit=off`, 'start']);
+    const stop = () => {
+      try {
+        run('pg_ctl', ['-D', join(dir, 'data'), '-m', 'fast', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    const client = new pg.default.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
+    try {
+      await client.connect();
+    } catch (error) {
+      stop();
+      throw error;
+    }
+    // Parameterised LIKE prefixes can use the pattern index only in a custom plan.
+    await client.query({ text: 'SET plan_cache_mode = force_custom_plan' });
+    const version = String((await client.query({ text: 'SHOW server_version' })).rows[0]!.server_version);
+    return { client, version, stop };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    console.log(`PostgreSQL column skipped: could not start PostgreSQL 15: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+}
+
+async function loadCities(client: PgClient, cities: Places): Promise<void> {
+  await client.query({ text: 'CREATE EXTENSION IF NOT EXISTS pg_trgm' });
+  await client.query({ text: 'DROP TABLE IF EXISTS bench_cities' });
+  await client.query({
+    text: `CREATE TABLE bench_cities (id int PRIMARY KEY, name text NOT NULL, native text, name_key text COLLATE "C" NOT NULL,
+           native_key text COLLATE "C", population float8 NOT NULL, lat float8, lng float8, geo point)`,
+  });
+  const BATCH = 5000;
+  for (let start = 0; start < cities.count; start += BATCH) {
+    const rows = Array.from({ length: Math.min(BATCH, cities.count - start) }, (_, i) => start + i);
+    await client.query({
+      text: `INSERT INTO bench_cities SELECT i, n, nv, nk, nvk, p, la, lo, CASE WHEN la IS NULL OR lo IS NULL THEN NULL ELSE point(lo, la) END
+             FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::float8[], $8::float8[]) AS t(i, n, nv, nk, nvk, p, la, lo)`,
+      values: [
+        rows.map((r) => cities.ids[r]),
+        rows.map((r) => cities.names[r]),
+        rows.map((r) => cities.natives[r]),
+        rows.map((r) => cities.nameKeys[r]),
+        rows.map((r) => cities.nativeKeys[r]),
+        rows.map((r) => cities.population[r]),
+        rows.map((r) => (Number.isNaN(cities.lat[r]!) ? null : cities.lat[r])),
+        rows.map((r) => (Number.isNaN(cities.lng[r]!) ? null : cities.lng[r])),
+      ],
+    });
+  }
+  for (const ddl of [
+    'CREATE INDEX ON bench_cities USING gin (name gin_trgm_ops)',
+    'CREATE INDEX ON bench_cities USING gin (native gin_trgm_ops)',
+    'CREATE INDEX ON bench_cities (name_key text_pattern_ops)',
+    'CREATE INDEX ON bench_cities (native_key text_pattern_ops)',
+    'CREATE INDEX ON bench_cities USING gist (geo)',
+    'ANALYZE bench_cities',
+  ]) {
+    await client.query({ text: ddl });
+  }
+}
+
+const PG_FUZZY = `
+  SELECT id FROM (
+    SELECT id, population, greatest(similarity($1, name), coalesce(similarity($1, native), 0)) AS score
+    FROM bench_cities WHERE name % $1 OR native % $1) s
+  ORDER BY score DESC, population DESC, id LIMIT 10`;
+
+const PG_AUTOCOMPLETE = `
+  WITH prefix AS (
+    SELECT id, population, CASE WHEN name_key = $2 OR native_key = $2 THEN 0 ELSE 1 END AS bucket, 1::real AS score
+    FROM bench_cities WHERE name_key LIKE $3 OR native_key LIKE $3
+    ORDER BY bucket, population DESC, id LIMIT 10),
+  fill AS (
+    SELECT id, population, 2 AS bucket, greatest(similarity($1, name), coalesce(similarity($1, native), 0)) AS score
+    FROM bench_cities WHERE (name % $1 OR native % $1) AND (SELECT count(*) FROM prefix) < 10
+    ORDER BY score DESC, population DESC, id LIMIT 10)
+  SELECT id FROM (SELECT * FROM prefix UNION ALL SELECT * FROM fill WHERE id NOT IN (SELECT id FROM prefix)) u
+  ORDER BY bucket, score DESC, population DESC, id LIMIT 10`;
+
+const PG_NEARBY = `
+  SELECT id FROM (
+    SELECT id, 2 * ${EARTH_RADIUS_KM} * asin(sqrt(least(1, cos(radians($1)) * cos(radians(lat)) * sin(radians($2 - lng) / 2) ^ 2 + sin(radians($1 - lat) / 2) ^ 2))) AS d
+    FROM bench_cities
+    WHERE geo <@ box(point($3, $4), point($5, $6)) OR geo <@ box(point($7, $8), point($9, $10))) s
+  WHERE d <= $11 ORDER BY d, id LIMIT 20`;
+
+/** Bounding boxes (lng/lat degrees) holding every point within radiusKm of (lat, lng): two when the box crosses ±180°. */
+function boxesAround(lat: number, lng: number, radiusKm: number): [number, number, number, number][] {
+  const angle = radiusKm / EARTH_RADIUS_KM;
+  const dLat = (angle * 180) / Math.PI;
+  const minLat = lat - dLat;
+  const maxLat = lat + dLat;
+  if (minLat <= -90 || maxLat >= 90) return [[-180, Math.max(-90, minLat), 180, Math.min(90, maxLat)]];
+  const dLng = (Math.asin(Math.min(1, Math.sin(angle) / Math.cos((lat * Math.PI) / 180))) * 180) / Math.PI;
+  const west = lng - dLng;
+  const east = lng + dLng;
+  if (west < -180) return [[west + 360, minLat, 180, maxLat], [-180, minLat, east, maxLat]];
+  if (east > 180) return [[west, minLat, 180, maxLat], [-180, minLat, east - 360, maxLat]];
+  return [[west, minLat, east, maxLat]];
+}
+
+function likePrefix(key: string): string {
+  return `${key.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+async function timePostgres(client: PgClient, name: OpName, queries: Query[]): Promise<{ stats: Stats; answers: number[][] }> {
+  const ms: number[] = [];
+  const answers: number[][] = [];
+  for (let round = 0; round <= WARMUP_ROUNDS; round++) {
+    ms.length = 0;
+    answers.length = 0;
+    for (const query of queries) {
+      let config: { name: string; text: string; values: unknown[] };
+      if (name === 'fuzzySearch') config = { name: 'fuzzy', text: PG_FUZZY, values: [query.q] };
+      else if (name === 'autocomplete') {
+        const key = matchKey(query.q!);
+        config = { name: 'autocomplete', text: PG_AUTOCOMPLETE, values: [query.q, key, likePrefix(key)] };
+      } else {
+        const lat = Number(query.lat);
+        const lng = Number(query.lng);
+        const radius = Number(query.radius ?? 25);
+        const boxes = boxesAround(lat, lng, radius);
+        const [a, b = a] = boxes;
+        config = { name: 'nearby', text: PG_NEARBY, values: [lat, lng, ...a!, ...b!, radius] };
+      }
+      const t = performance.now();
+      const result = await client.query(config);
+      ms.push(performance.now() - t);
+      answers.push(result.rows.map((row) => Number(row.id)));
+    }
+  }
+  return { stats: stats(ms), answers };
+}
+
+// ---- report -------------------------------------------------------------------------------------
+
+const TARGET_P99: Record<OpName, number> = { fuzzySearch: 1, autocomplete: 1, nearbySearch: 0.5 };
+
+function fmt(s: Stats): string {
+  return `p50 ${s.p50.toFixed(3)} ms  p99 ${s.p99.toFixed(3)} ms  mean ${s.mean.toFixed(3)} ms  ${Math.round(s.qps).toLocaleString('en-US')} q/s  (n=${s.n})`;
+}
+
+function ourIds(store: Store, op: Operation, query: Query): number[] {
+  searchCache(store, op.name).clear();
+  return (JSON.parse(String(op.handle(contextOf(store, query)).body)) as { id: number }[]).map((item) => item.id);
+}
+
+export async function runSearchBench(): Promise<void> {
+  if (!existsSync(join(fullSource, 'contributions/cities'))) {
+    console.log(`search bench skipped: the full dataset was not found at ${fullSource}`);
+    return;
+  }
+  let snapshotDir = process.env.GEOAPI_BENCH_SNAPSHOT;
+  let cleanup = () => {};
+  if (!snapshotDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'geoapi-bench-search-'));
+    cleanup = () => rmSync(dir, { recursive: true, force: true });
+    snapshotDir = join(dir, 'snapshot');
+    const t = performance.now();
+    buildSnapshot({ source: fullSource, out: snapshotDir });
+    console.log(`built the full snapshot in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
+  try {
+    const store = loadStore(snapshotDir);
+    const cities = placesOf(store, 'cities');
+    console.log(`${store.cities.count.toLocaleString('en-US')} cities; ${QUERIES} queries per operation (type=city, default limit), response cache cleared before each call`);
+    const sets = querySets(cities);
+    const ops = new Map(searchOperations.map((op) => [op.name as OpName, op]));
+    // Lazily built lookups (city kinds, country codes) are per Store, not per request: build them first.
+    ops.get('nearbySearch')!.handle(contextOf(store, { lat: '0', lng: '0', kind: 'settlement', country: 'FR' }));
+
+    const postgres = await startPostgres();
+    try {
+      if (postgres) {
+        const t = performance.now();
+        await loadCities(postgres.client, cities);
+        console.log(`PostgreSQL ${postgres.version}: loaded and indexed the cities in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      }
+      for (const name of ['fuzzySearch', 'autocomplete', 'nearbySearch'] as const) {
+        const op = ops.get(name)!;
+        const queries = sets[name];
+        const ours = timeInProcess(store, op, queries);
+        const brute = timeBrute(cities, name, queries);
+        console.log(`\n${name}`);
+        console.log(`  in-process        ${fmt(ours.misses)}   target p99 ≤ ${TARGET_P99[name]} ms: ${ours.misses.p99 <= TARGET_P99[name] ? 'met' : 'NOT met'}`);
+        console.log(`  in-process (hit)  ${fmt(ours.hits)}`);
+        console.log(`  brute force       ${fmt(brute)}   → in-process is ${(ours.misses.qps / brute.qps).toFixed(0)}× the throughput`);
+        if (postgres) {
+          const pgRun = await timePostgres(postgres.client, name, queries);
+          const ratio = ours.misses.qps / pgRun.stats.qps;
+          const same = queries.filter((query, i) => JSON.stringify(ourIds(store, op, name === 'nearbySearch' ? query : { ...query, limit: '10' })) === JSON.stringify(pgRun.answers[i])).length;
+          const target = name === 'fuzzySearch' ? `   target ≥ 30×: ${ratio >= 30 ? 'met' : 'NOT met'}` : '';
+          console.log(`  PostgreSQL        ${fmt(pgRun.stats)}   → in-process is ${ratio.toFixed(1)}× the throughput${target}`);
+          const note = name === 'autocomplete' ? ' (PostgreSQL side has no translation matching)' : '';
+          console.log(`  same ids as PostgreSQL: ${same}/${queries.length}${note}`);
+        } else {
+          console.log('  PostgreSQL        skipped (see above)');
+        }
+      }
+    } finally {
+      if (postgres) {
+        await postgres.client.end().catch(() => {});
+        postgres.stop();
+      }
+    }
+  } finally {
+    cleanup();
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await runSearchBench();
+}
