@@ -1,13 +1,15 @@
 // HTTP load benchmark: geoapi (`geoapi serve`, uWS) against a plain Node `http` server that holds
 // the same answers as objects in memory and serialises them per request (bench/http-baseline.ts).
-// Both run in their own process; the load generator (autocannon) runs in a third process, one run
+// Both run in their own process; the load generator (wrk when installed — Debian package `wrk` —
+// else autocannon from npm) runs in a third process, one run
 // at a time, the two servers interleaved round by round so that machine noise hits both alike.
 // Reported: requests/s and latency p50/p99 per route, and geoapi/baseline ratios.
 //
 // Run: `npm run bench -- http`, or `node dist/bench/http.bench.js`. Settings (environment):
 //   GEOAPI_BENCH_SECONDS (5) per run, GEOAPI_BENCH_ROUNDS (3), GEOAPI_BENCH_CONNECTIONS (32),
 //   GEOAPI_BENCH_THREADS (1: geoapi worker threads; the baseline is one thread),
-//   GEOAPI_BENCH_SNAPSHOT (default: the default snapshot, built if needed).
+//   GEOAPI_BENCH_SNAPSHOT (default: the default snapshot, built if needed),
+//   GEOAPI_BENCH_LOADGEN (wrk | autocannon; default wrk when on PATH).
 // On a 2-core machine the generator and the server share the CPU: compare ratios, not absolutes.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -80,8 +82,40 @@ function get(url: string, key: string): Promise<{ status: number; body: string }
 
 const autocannon = createRequire(import.meta.url).resolve('autocannon');
 
+/** wrk (C, Debian package `wrk`) costs the shared CPU far less per request than autocannon (Node). */
+function loadGenerator(): 'wrk' | 'autocannon' {
+  const wanted = process.env['GEOAPI_BENCH_LOADGEN'];
+  if (wanted === 'wrk' || wanted === 'autocannon') return wanted;
+  if (wanted) throw new Error(`GEOAPI_BENCH_LOADGEN: expected wrk or autocannon, found ${JSON.stringify(wanted)}`);
+  return spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error ? 'autocannon' : 'wrk';
+}
+
+function load(url: string, key: string, seconds: number, connections: number, generator: 'wrk' | 'autocannon'): RunResult {
+  return generator === 'wrk' ? loadWithWrk(url, key, seconds, connections) : loadWithAutocannon(url, key, seconds, connections);
+}
+
+const toMs = (value: string, unit: string): number => Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
+
+/** One wrk run (one thread) in its own process. */
+function loadWithWrk(url: string, key: string, seconds: number, connections: number): RunResult {
+  const run = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-H', `x-geoapi-key: ${key}`, url], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`wrk failed (${run.status}): ${run.stderr}`);
+  const out = run.stdout;
+  const percentile = (p: string): number => {
+    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(out);
+    if (!m) throw new Error(`wrk output without a ${p}% latency:\n${out}`);
+    return toMs(m[1]!, m[2]!);
+  };
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  if (!rps) throw new Error(`wrk output without Requests/sec:\n${out}`);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const socketErrors = errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+  return { requestsPerSecond: Number(rps[1]), p50: percentile('50'), p99: percentile('99'), bad: non2xx + socketErrors };
+}
+
 /** One autocannon run in its own process. */
-function load(url: string, key: string, seconds: number, connections: number): RunResult {
+function loadWithAutocannon(url: string, key: string, seconds: number, connections: number): RunResult {
   const run = spawnSync(process.execPath, [autocannon, '--json', '-c', String(connections), '-d', String(seconds), '-H', `x-geoapi-key=${key}`, url], {
     encoding: 'utf8',
     maxBuffer: 16 << 20,
@@ -162,17 +196,18 @@ export async function runHttpBench(): Promise<void> {
       if (res.status !== 200 || JSON.stringify(JSON.parse(res.body)) !== JSON.stringify(answers[route])) throw new Error(`baseline answers ${route} differently from geoapi`);
     }
 
-    console.log(`HTTP load: ${rounds} interleaved rounds × ${seconds} s per run, ${connections} connections, autocannon in its own process; geoapi ${threads} worker thread(s), baseline node:http 1 thread; no Accept-Encoding.`);
+    const generator = loadGenerator();
+    console.log(`HTTP load: ${rounds} interleaved rounds × ${seconds} s per run, ${connections} connections, ${generator} in its own process; geoapi ${threads} worker thread(s), baseline node:http 1 thread; no Accept-Encoding.`);
     const results = new Map<string, { geoapi: RunResult[]; baseline: RunResult[] }>();
     for (const route of routes) {
       const perServer = { geoapi: [] as RunResult[], baseline: [] as RunResult[] };
       results.set(route, perServer);
       // Warm-up (JIT, caches), not measured.
-      for (const server of [geoapi, baseline]) load(`${server.url}${route}`, key, 1, connections);
+      for (const server of [geoapi, baseline]) load(`${server.url}${route}`, key, 1, connections, generator);
       for (let round = 0; round < rounds; round++) {
         const order = round % 2 === 0 ? [geoapi, baseline] : [baseline, geoapi];
         for (const server of order) {
-          const result = load(`${server.url}${route}`, key, seconds, connections);
+          const result = load(`${server.url}${route}`, key, seconds, connections, generator);
           if (result.bad > 0) console.log(`  warning: ${server.name} ${route}: ${result.bad} non-2xx/errors/timeouts`);
           perServer[server.name as 'geoapi' | 'baseline'].push(result);
         }

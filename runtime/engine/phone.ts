@@ -189,11 +189,36 @@ export function parsePhoneDigits(store: Store, digits: string, now: Date): Phone
   };
 }
 
+// libphonenumber's region for a shared calling code depends on the number's leading digits
+// (NANP: the area code). Its answer is memoised per (calling code, area code or next 6 digits) so a request
+// costs a Map lookup; only the prefix is kept, never the number. Six digits: libphonenumber's
+// leading-digit patterns for shared codes are at most five digits long (JE 77003). Bounded:
+// cleared when it reaches REGION_MEMO_MAX prefixes.
+const REGION_MEMO_MAX = 100_000;
+const regionByPrefix = new Map<string, string | null>();
+const REGION_PREFIX_DIGITS = 6;
+
+function regionOfLeadingDigits(callingCode: string, digits: string): string | undefined {
+  const national = digits.slice(callingCode.length);
+  const key = `${callingCode}|${national.slice(0, callingCode === '1' ? 3 : REGION_PREFIX_DIGITS)}`;
+  let region = regionByPrefix.get(key);
+  if (region === undefined) {
+    region = parsePhoneNumberFromString(`+${digits}`)?.country ?? null;
+    // Only decided regions of prefixes long enough to decide are memoised: a number libphonenumber
+    // cannot place (too short, invalid) must not decide for the valid numbers sharing its prefix.
+    if (region !== null && national.length > REGION_PREFIX_DIGITS) {
+      if (regionByPrefix.size >= REGION_MEMO_MAX) regionByPrefix.clear();
+      regionByPrefix.set(key, region);
+    }
+  }
+  return region ?? undefined;
+}
+
 function chooseAmong(store: Store, rows: number[], callingCode: string, digits: string): number {
   const table = phoneTable.get(store);
   const rowOf = (iso2: string | undefined) => (iso2 ? table.rowByIso2.get(iso2.toUpperCase()) : undefined);
   const inCandidates = (row: number | undefined) => row !== undefined && rows.includes(row);
-  const region = rowOf(parsePhoneNumberFromString(`+${digits}`)?.country);
+  const region = rowOf(regionOfLeadingDigits(callingCode, digits));
   if (inCandidates(region)) return region!;
   if (callingCode === '1') {
     const area = digits.slice(1, 4);

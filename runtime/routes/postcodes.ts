@@ -1,14 +1,24 @@
 // Postcode exact lookup and cursor-paginated search (spec: GET /v1/countries/{countryCode}/postcodes[/{code}]).
 // Both answer in error shape B. Decisions where the spec is silent:
-// - `fields` is accepted on the lookup too (same gate as on the list: fieldsFiltering, Supporter+).
+// - `fields` is accepted on the lookup too, behind the policy's fieldsFiltering gate for
+//   postcodeLookup (data/policy.json: Starter+ by default, as on other operations; the list
+//   overrides it to Supporter+).
 // - `sort` on the list is a 400: the order is always code, then id, and silently ignoring it
-//   would let a client believe its order was applied.
+//   would let a client believe its order was applied. Other unknown parameters are ignored.
 // - Lookup: codes match on postcodeKey (spaces removed, case ignored); when some of the matches
 //   are spelled exactly like the query (spaces collapsed, case ignored), only those are returned.
+// - q: a code matches when postcodeKey(code) starts with postcodeKey(matchKey(q)); a locality when
+//   matchKey(locality) contains matchKey(q) (case- and accent-insensitive, decisions.md).
 // - A cursor may be sent with all of its filters (q, state_code, city_id, type) or with none of
 //   them; anything else (a different value, a filter added or left out) is a filter mismatch.
+//   The limit may change between pages. Check order: signature/format and dataVersion (invalid),
+//   age (expired), country, filters.
 // - Cache-Control is `private` on both operations: bodies depend on the key's plan (field tier),
 //   so shared caches must not store them (the spec says `public` for the list).
+// - Response cache: per worker thread, 10,000 responses / 32 MiB (GEOAPI_POSTCODE_CACHE_ENTRIES,
+//   GEOAPI_POSTCODE_CACHE_MB; 0 entries = off); lookups 24 h, list pages 1 h. A list page served
+//   from it carries the next_cursor issued when it was rendered (at most 1 h older). Errors are
+//   never cached.
 import { CursorCodec, CursorError, cursorSecretsFromEnv, sameFilters, shareEphemeralSecret, type CursorSecrets, type PostcodeFilters } from '../engine/postcodes/cursor.js';
 import { PostcodeEngine } from '../engine/postcodes/engine.js';
 import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../engine/postcodes/records.js';

@@ -2,7 +2,7 @@
 // filter columns by postcode row and each country's locality keys, decoded to one JS string per
 // country on first use so a `q` "contains" test is a String#indexOf pass over that string.
 import { ArrayPack } from '../../format/array-pack.js';
-import { POSTCODE_FILTERS_LAYOUT_VERSION, POSTCODE_FILTERS_SECTION, LOCALITY_TERMINATOR } from '../../format/postcode-sections.js';
+import { POSTCODE_FILTERS_LAYOUT_VERSION, POSTCODE_FILTERS_SECTION } from '../../format/postcode-sections.js';
 import { SnapshotFormatError } from '../../format/section.js';
 
 const decoder = new TextDecoder();
@@ -140,5 +140,3 @@ export function matchLocalities(localities: CountryLocalities, needle: string): 
   }
   return marks;
 }
-
-export { LOCALITY_TERMINATOR };

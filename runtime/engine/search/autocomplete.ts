@@ -92,9 +92,10 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
   if (keyBytes > 0) {
     const prefix = indexes.prefix;
     const [start, end] = prefix.range(query.key);
+    const everyRow = rows.isAll;
     for (let i = start; i < end; i++) {
       const row = prefix.row(i);
-      if (!rows.has(row)) continue;
+      if (!everyRow && !rows.has(row)) continue;
       const entryKeyBytes = prefix.keyLength(i);
       const match = entryKeyBytes === keyBytes ? MATCH_EXACT : MATCH_PREFIX;
       const field = prefix.field(i) === PREFIX_FIELD_NATIVE ? FIELD_RANK.native : FIELD_RANK.name;
@@ -129,7 +130,7 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
 
   const otherRows: number[] = [];
   const consider = (row: number, score: number, field: number): void => {
-    if (s.prefixStamp[row] === generation || !rows.has(row)) return;
+    if (s.prefixStamp[row] === generation || (!rows.isAll && !rows.has(row))) return;
     if (s.otherStamp[row] !== generation) {
       s.otherStamp[row] = generation;
       otherRows.push(row);

@@ -55,10 +55,11 @@ export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit
   const scratch = scratchFor(indexes);
   const { stamp, nameScore, nativeScore, generation } = scratch;
   const rows: number[] = [];
+  const everyRow = query.rows.isAll;
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i]!;
     const row = trigram.docRow(doc);
-    if (!query.rows.has(row)) continue;
+    if (!everyRow && !query.rows.has(row)) continue;
     if (stamp[row] !== generation) {
       stamp[row] = generation;
       nameScore[row] = -1;

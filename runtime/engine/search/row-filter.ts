@@ -5,14 +5,17 @@
 export class RowRanges {
   /** [start0, end0, start1, end1, …], ascending, non-overlapping, no empty range. */
   private readonly bounds: Int32Array;
+  /** True when every row of the entity is allowed (no filter): callers skip has(). */
+  readonly isAll: boolean;
 
-  constructor(ranges: readonly (readonly [number, number])[]) {
+  constructor(ranges: readonly (readonly [number, number])[], isAll = false) {
     const sorted = ranges.filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0]);
     this.bounds = Int32Array.from(sorted.flat());
+    this.isAll = isAll;
   }
 
   static all(rowCount: number): RowRanges {
-    return new RowRanges([[0, rowCount]]);
+    return new RowRanges([[0, rowCount]], true);
   }
 
   static none(): RowRanges {

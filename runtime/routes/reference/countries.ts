@@ -3,6 +3,7 @@ import { COUNTRY_FIELDS, serializeObject } from '../../engine/fields.js';
 import { resolveCountryRow } from '../../engine/countries.js';
 import { listParams } from '../params.js';
 import type { Operation } from '../types.js';
+import { memoizedReply } from './body-memo.js';
 import { CACHE_DAY, jsonReply, listReply, notFound, projectionOf, withLocale } from './common.js';
 
 export const countriesList: Operation = {
@@ -37,7 +38,9 @@ export const countryDetail: Operation = {
     const row = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
     if (row < 0) throw notFound('Country not found.');
     const projection = projectionOf(COUNTRY_FIELDS, tier, params);
-    const record = withLocale(ctx.store.countries.record(row), projection, params.locale);
-    return jsonReply(serializeObject(projection, record), CACHE_DAY);
+    const serialise = () => serializeObject(projection, withLocale(ctx.store.countries.record(row), projection, params.locale));
+    // Plain requests (the common case) are answered from bytes prepared once per (row, projection).
+    if (params.plain) return memoizedReply(ctx, `countryDetail|${row}|${projection.names.join(',')}`, serialise, { 'Cache-Control': CACHE_DAY });
+    return jsonReply(serialise(), CACHE_DAY);
   },
 };

@@ -5,6 +5,7 @@ import { stateRowInCountry } from '../../engine/states.js';
 import { listParams } from '../params.js';
 import type { Operation } from '../types.js';
 import { CACHE_DAY, jsonReply, listReply, notFound, projectionOf } from './common.js';
+import { memoizedReply } from './body-memo.js';
 
 export const statesAll: Operation = {
   name: 'statesAll',
@@ -65,6 +66,9 @@ export const stateDetail: Operation = {
     const countryRow = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
     const row = stateRowInCountry(ctx.store, countryRow, ctx.params.siso ?? '');
     if (row < 0) throw notFound('No State/Region found.');
-    return jsonReply(serializeObject(projectionOf(STATE_FIELDS, tier, params), ctx.store.states.record(row)), CACHE_DAY);
+    const projection = projectionOf(STATE_FIELDS, tier, params);
+    const serialise = () => serializeObject(projection, ctx.store.states.record(row));
+    if (params.plain) return memoizedReply(ctx, `stateDetail|${row}|${projection.names.join(',')}`, serialise, { 'Cache-Control': CACHE_DAY });
+    return jsonReply(serialise(), CACHE_DAY);
   },
 };

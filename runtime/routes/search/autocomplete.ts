@@ -1,5 +1,6 @@
 // GET /v1/search/autocomplete (Supporter+, error shape B): type-ahead over names, natives and
 // translations, ranked by the spec's five rules (runtime/engine/search/ranking.ts).
+import { serializeObject } from '../../engine/fields.js';
 import { autocompleteSearch } from '../../engine/search/autocomplete.js';
 import { ENTITY_OF, searchContext, type SearchEntity } from '../../engine/search/context.js';
 import { roundScore } from '../../text/trigram.js';
@@ -7,7 +8,6 @@ import { includeTranslationsParam, localeParam } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
 import { countryFilter, limitParam, searchText, searchType, stateFilter } from './params.js';
 import { countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from './render.js';
-import { serializeObject } from '../../engine/fields.js';
 import { cacheKey, filterRows, searchCache, searchReply } from './shared.js';
 
 export const AUTOCOMPLETE_LIMIT_MAX = 50;
@@ -55,14 +55,17 @@ function handle(ctx: RequestContext): Reply {
       const countryName = countryNameOfRow(store, entity, hit.row);
       if (countryName) label = `${first}, ${countryName}`;
     }
-    return serializeObject(projection, {
-      ...record,
-      type,
-      label,
-      match_score: roundScore(hit.score),
-      matched_field: hit.field,
-      ...(localized ?? {}),
-    });
+    // The decoded record is ours: `type` becomes the result type (spec), the additions join it.
+    const item = record as unknown as Record<string, unknown>;
+    item.type = type;
+    item.label = label;
+    item.match_score = roundScore(hit.score);
+    item.matched_field = hit.field;
+    if (localized) {
+      item.localized_name = localized.localized_name;
+      item.matched_locale = localized.matched_locale;
+    }
+    return serializeObject(projection, item);
   });
   const body = jsonArray(items);
   cache.set(key, body);

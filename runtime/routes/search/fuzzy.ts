@@ -32,11 +32,10 @@ function handle(ctx: RequestContext): Reply {
   const projection = searchProjection(entity, tier, false, ADDITIONS);
   const items = hits.map((hit) => {
     const record = decodeRow(ctx.store, entity, hit.row);
-    return serializeObject(projection, {
-      ...record,
-      match_score: roundScore(hit.score),
-      matched_alias: hit.nativeWins ? record.native : null,
-    });
+    const item = record as unknown as Record<string, unknown>;
+    item.match_score = roundScore(hit.score);
+    item.matched_alias = hit.nativeWins ? record.native : null;
+    return serializeObject(projection, item);
   });
   const body = jsonArray(items);
   cache.set(key, body);

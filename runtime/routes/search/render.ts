@@ -43,6 +43,13 @@ export function localizedNameOf(locale: string, record: SearchRecord): Localized
   return localizeName(locale, record.name, record.native, record.translations);
 }
 
+/** Adds localized_name and matched_locale to a result item. */
+export function addLocalizedName(item: Record<string, unknown>, locale: string, record: SearchRecord): void {
+  const localized = localizedNameOf(locale, record);
+  item.localized_name = localized.localized_name;
+  item.matched_locale = localized.matched_locale;
+}
+
 /** Names of a state's or city's parents (empty string when absent), without decoding them. */
 export function countryNameOfRow(store: Store, entity: SearchEntity, row: number): string | null {
   const countryRow = entity === 'cities' ? store.relations.cityCountryRow[row]! : entity === 'states' ? store.relations.stateCountryRow[row]! : row;
