@@ -34,6 +34,11 @@ export interface QuotaGate {
   setPolicy?(policy: Policy): void;
   /** Worker shutdown: releases connections (a Redis socket would keep the thread alive). */
   close?(): Promise<void>;
+  /**
+   * The usage headers without counting, for keyed answers refused before counting (a plan's 403):
+   * every keyed response carries them (decisions.md). Asynchronous when counters live in Redis.
+   */
+  peek?(caller: Caller, now: Date): Record<string, string> | Promise<Record<string, string>>;
 }
 
 /** Main-thread settings for createQuotaShared (command-line flags such as --redis <url>). */

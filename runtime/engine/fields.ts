@@ -16,6 +16,7 @@
 //         `fields` or includeTranslations is true (and the tier allows them).
 //       - localized: adds localized_name, matched_locale (computed) when the tier allows them.
 //       - extra: further computed names appended last (search: match_score, distance_km …).
+//       Built once per (set, tier, options) and shared (frozen): never mutate one.
 //   serializeObject(projection, object) → JSON text of one object; serializeList(projection, count, at)
 //       → JSON array text. JSON.stringify semantics: undefined → key ABSENT, null → null,
 //       non-finite numbers → null, objects (currency) nested.
@@ -118,6 +119,13 @@ export interface ProjectionOptions {
 
 export interface Projection {
   readonly names: readonly string[];
+  /** names joined by ','. */
+  readonly key: string;
+  /**
+   * Unique per projection object (projectionFor hands out the same object for the same tier and
+   * options): a short memo key part. Same id ⇒ same names.
+   */
+  readonly id: number;
   /**
    * Copies the projected keys of an object into a new object with one fixed shape (a function
    * compiled per projection: monomorphic objects keep JSON.stringify on its fast path; undefined
@@ -126,7 +134,51 @@ export interface Projection {
   readonly project: (object: object) => Record<string, unknown>;
 }
 
+/** Per field list: default projections by (tier, flags) slot, others by a key of their options. */
+interface ProjectionCache {
+  defaults: (Projection | undefined)[];
+  byOptions: Map<string, Projection>;
+}
+
+const projectionCaches = new WeakMap<EntityFields, ProjectionCache>();
+/** Distinct `fields` selections kept per field list; the cache starts over when full. */
+const PROJECTION_CACHE_LIMIT = 512;
+
+/**
+ * The projection of `set` for a caller's tier and options. Projections are compiled functions, so
+ * each distinct (tier, options) is built once and then shared: callers must not mutate them.
+ */
 export function projectionFor(set: EntityFields, tier: Tier, options: ProjectionOptions = {}): Projection {
+  let cache = projectionCaches.get(set);
+  if (cache === undefined) {
+    cache = { defaults: [], byOptions: new Map() };
+    projectionCaches.set(set, cache);
+  }
+  const flags = (options.includeTranslations ? 1 : 0) | (options.localized ? 2 : 0);
+  // An empty `fields` list is a selection (id only), not the default.
+  const hasFields = options.fields !== null && options.fields !== undefined;
+  const hasExtra = options.extra !== undefined && options.extra.length > 0;
+  if (!hasFields && !hasExtra) {
+    // The common case (no fields, no extras): an array slot, no key to build.
+    const slot = TIER_RANK[tier] * 4 + flags;
+    let projection = cache.defaults[slot];
+    if (projection === undefined) {
+      projection = buildProjection(set, tier, options);
+      cache.defaults[slot] = projection;
+    }
+    return projection;
+  }
+  const key = `${tier}|${flags}|${hasFields ? options.fields!.join(',') : '*'}|${hasExtra ? options.extra!.join(',') : ''}`;
+  let projection = cache.byOptions.get(key);
+  if (projection === undefined) {
+    projection = buildProjection(set, tier, options);
+    if (cache.byOptions.size >= PROJECTION_CACHE_LIMIT) cache.byOptions.clear();
+    cache.byOptions.set(key, projection);
+  }
+  return projection;
+}
+
+function buildProjection(set: EntityFields, tier: Tier, options: ProjectionOptions): Projection {
   const rank = TIER_RANK[tier];
   const requested = options.fields ? new Set(options.fields) : null;
   const names: string[] = [];
@@ -155,8 +207,12 @@ export function makeProjection(names: readonly string[]): Projection {
   // Names are JSON-quoted into the source, so any field name is safe here.
   const literal = names.map((name) => `${JSON.stringify(name)}: o[${JSON.stringify(name)}]`).join(', ');
   const project = new Function('o', `return { ${literal} };`) as (object: object) => Record<string, unknown>;
-  return { names: [...names], project };
+  const key = names.join(',');
+  return Object.freeze({ names: Object.freeze([...names]), key, id: ++lastProjectionId, project });
 }
+
+/** Never reused, so a memo entry keyed by an id always belongs to that projection's names. */
+let lastProjectionId = 0;
 
 /** Names a caller at `tier` may sort by: stored fields the tier returns (on-request ones included). */
 export function sortableNames(set: EntityFields, tier: Tier): string[] {

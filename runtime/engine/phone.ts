@@ -82,6 +82,8 @@ interface PhoneTable {
   entries: PhoneEntry[];
   entryByRow: Map<number, PhoneEntry>;
   rowByIso2: Map<string, number>;
+  /** JSON.stringify(entry) without its closing brace, for parsedPhoneJson. */
+  jsonPrefixByRow: Map<number, string>;
 }
 
 const phoneTable = perStore((store): PhoneTable => {
@@ -97,7 +99,9 @@ const phoneTable = perStore((store): PhoneTable => {
     rows.push(row);
   }
   const entries = rows.map((row) => entryByRow.get(row)!).sort((a, b) => (a.iso2 < b.iso2 ? -1 : a.iso2 > b.iso2 ? 1 : 0));
-  return { entries, entryByRow, rowByIso2 };
+  const jsonPrefixByRow = new Map<number, string>();
+  for (const [row, entry] of entryByRow) jsonPrefixByRow.set(row, JSON.stringify(entry).slice(0, -1));
+  return { entries, entryByRow, rowByIso2, jsonPrefixByRow };
 });
 
 /** Every country with a dial code, sorted by ISO2. */
@@ -132,11 +136,15 @@ interface PrefixIndex {
 
 const prefixIndexes = perStore(() => ({ current: null as PrefixIndex | null }));
 
-function prefixIndex(store: Store, nowMs: number): { index: PrefixIndex; hit: boolean } {
+/** The prefix index when built and less than INDEX_TTL_MS old, else null (then buildPrefixIndex). */
+function prefixIndex(store: Store, nowMs: number): PrefixIndex | null {
   const slot = prefixIndexes.get(store);
-  if (slot.current && nowMs - slot.current.builtAtMs < INDEX_TTL_MS && nowMs >= slot.current.builtAtMs) {
-    return { index: slot.current, hit: true };
-  }
+  const current = slot.current;
+  if (current && nowMs - current.builtAtMs < INDEX_TTL_MS && nowMs >= current.builtAtMs) return current;
+  return null;
+}
+
+function buildPrefixIndex(store: Store, nowMs: number): PrefixIndex {
   const table = phoneTable.get(store);
   const rowsByPrefix = new Map<string, number[]>();
   const add = (key: string, row: number) => {
@@ -150,8 +158,9 @@ function prefixIndex(store: Store, nowMs: number): { index: PrefixIndex; hit: bo
     add(callingCode, row);
     if (entry.area_code) add(`${callingCode}${entry.area_code}`, row);
   }
-  slot.current = { builtAtMs: nowMs, rowsByPrefix };
-  return { index: slot.current, hit: false };
+  const index = { builtAtMs: nowMs, rowsByPrefix };
+  prefixIndexes.get(store).current = index;
+  return index;
 }
 
 export interface PhoneParseResult {
@@ -160,33 +169,63 @@ export interface PhoneParseResult {
   indexHit: boolean;
 }
 
+/** A parsed number as the country row and the length of its calling code (the rest is national). */
+export interface PhoneMatch {
+  /** Country row, or -1 when no country matches. */
+  row: number;
+  callingCodeLength: number;
+  /** Whether the prefix index was already built (X-Parse-Index-Cache). */
+  indexHit: boolean;
+}
+
 /** Parses `digits` (5 to 15 digits after '+', validated by the caller). */
 export function parsePhoneDigits(store: Store, digits: string, now: Date): PhoneParseResult {
-  const { index, hit } = prefixIndex(store, now.getTime());
+  const match = matchPhoneDigits(store, digits, now.getTime());
+  if (match.row < 0) return { parsed: null, indexHit: match.indexHit };
+  const entry = phoneEntryOfRow(store, match.row)!;
+  return {
+    parsed: { ...entry, national_number: digits.slice(match.callingCodeLength), e164: `+${digits}` },
+    indexHit: match.indexHit,
+  };
+}
+
+/** parsePhoneDigits without building the answer object (the hot path of GET /v1/phone/parse). */
+export function matchPhoneDigits(store: Store, digits: string, nowMs: number): PhoneMatch {
+  let index = prefixIndex(store, nowMs);
+  const indexHit = index !== null;
+  if (index === null) index = buildPrefixIndex(store, nowMs);
   let callingCode: string | null = null;
-  let candidates: number[] = [];
+  let candidates: number[] | undefined;
   // A `1XXX` NANP entry beats bare +1 (spec), then the longest ITU prefix: 3, 2, 1 digits.
-  const nanp = digits.startsWith('1') ? index.rowsByPrefix.get(digits.slice(0, 4)) : undefined;
+  const nanp = digits.charCodeAt(0) === 0x31 ? index.rowsByPrefix.get(digits.slice(0, 4)) : undefined;
   if (nanp && nanp.length === 1) {
     callingCode = '1';
     candidates = nanp;
   } else {
-    for (const length of [3, 2, 1]) {
-      const rows = index.rowsByPrefix.get(digits.slice(0, length));
-      if (rows && digits.length > length) {
-        callingCode = digits.slice(0, length);
+    for (let length = 3; length >= 1; length--) {
+      if (digits.length <= length) continue;
+      const prefix = digits.slice(0, length);
+      const rows = index.rowsByPrefix.get(prefix);
+      if (rows) {
+        callingCode = prefix;
         candidates = rows;
         break;
       }
     }
   }
-  if (callingCode === null || candidates.length === 0) return { parsed: null, indexHit: hit };
+  if (callingCode === null || candidates === undefined || candidates.length === 0) return { row: -1, callingCodeLength: 0, indexHit };
   const row = candidates.length === 1 ? candidates[0]! : chooseAmong(store, candidates, callingCode, digits);
-  const entry = phoneEntryOfRow(store, row)!;
-  return {
-    parsed: { ...entry, national_number: digits.slice(callingCode.length), e164: `+${digits}` },
-    indexHit: hit,
-  };
+  return { row, callingCodeLength: callingCode.length, indexHit };
+}
+
+/**
+ * The JSON of a parsed number with every field (what serializeObject gives for PHONE_PARSE_FIELDS
+ * without `fields`), built from the country's prepared prefix: only country data is kept, never
+ * the number. `digits` are ASCII digits (validated by the caller), so they need no escaping.
+ */
+export function parsedPhoneJson(store: Store, match: PhoneMatch, digits: string): string {
+  const prefix = phoneTable.get(store).jsonPrefixByRow.get(match.row)!;
+  return `${prefix},"national_number":"${digits.slice(match.callingCodeLength)}","e164":"+${digits}"}`;
 }
 
 // libphonenumber's region for a shared calling code depends on the number's leading digits
@@ -216,16 +255,16 @@ function regionOfLeadingDigits(callingCode: string, digits: string): string | un
 
 function chooseAmong(store: Store, rows: number[], callingCode: string, digits: string): number {
   const table = phoneTable.get(store);
-  const rowOf = (iso2: string | undefined) => (iso2 ? table.rowByIso2.get(iso2.toUpperCase()) : undefined);
-  const inCandidates = (row: number | undefined) => row !== undefined && rows.includes(row);
-  const region = rowOf(regionOfLeadingDigits(callingCode, digits));
-  if (inCandidates(region)) return region!;
+  const regionIso2 = regionOfLeadingDigits(callingCode, digits);
+  const region = regionIso2 ? table.rowByIso2.get(regionIso2.toUpperCase()) : undefined;
+  if (region !== undefined && rows.includes(region)) return region;
   if (callingCode === '1') {
     const area = digits.slice(1, 4);
     const territory = rows.find((row) => table.entryByRow.get(row)?.area_code === area);
     if (territory !== undefined) return territory;
   }
-  const main = rowOf(mainCountryOfCallingCode(callingCode));
-  if (inCandidates(main)) return main!;
+  const mainIso2 = mainCountryOfCallingCode(callingCode);
+  const main = mainIso2 ? table.rowByIso2.get(mainIso2.toUpperCase()) : undefined;
+  if (main !== undefined && rows.includes(main)) return main;
   return rows[0]!;
 }

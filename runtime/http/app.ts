@@ -13,7 +13,7 @@ import { ApiError, type Caller, type ErrorShape, type Operation, type Reply, typ
 import type { Store } from '../store/types.js';
 import { CompressionCache } from './encoding.js';
 import { decodePathParam, parseQuery, QueryError } from './query.js';
-import { errorBody, UNAUTHORIZED_BODY, writeResponse, type Outgoing, type ResponseSettings } from './respond.js';
+import { errorBody, negotiatesEncoding, UNAUTHORIZED_BODY, writeResponse, type Outgoing, type ResponseSettings } from './respond.js';
 import type { UwsApp, UwsHttpRequest, UwsHttpResponse, UwsModule } from './uws.js';
 
 export const NOT_FOUND_MESSAGE = 'Not found.';
@@ -159,7 +159,8 @@ export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): v
 
   function send(res: UwsHttpResponse, req: UwsHttpRequest, out: Outgoing, requestId: string): void {
     try {
-      writeResponse(res, out, requestId, req.getHeader('accept-encoding'), settings, state.draining);
+      // Small bodies without prepared variants go out as they are: no need to read Accept-Encoding.
+      writeResponse(res, out, requestId, negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '', settings, state.draining);
     } catch (error) {
       // A response left unanswered would make uWS terminate the process: answer plainly, or drop the connection.
       log(`request ${requestId}: writing the response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -187,7 +188,16 @@ export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): v
     if (caller === null) return { status: 401, body: UNAUTHORIZED_BODY };
     const shape: ErrorShape = route.op.errorShape;
     const gate = route.policy.gate;
-    if (gate !== null && caller.rank < gate.minRank) return apiErrorOut(forbidden(state.policy, shape, gate, caller), shape, caller, undefined);
+    if (gate !== null && caller.rank < gate.minRank) {
+      // Not counted, but a keyed answer: it carries the caller's usage headers all the same.
+      const refusal = apiErrorOut(forbidden(state.policy, shape, gate, caller), shape, caller, undefined);
+      const usage = state.quota.peek?.(caller, new Date(nowMs));
+      if (usage instanceof Promise) {
+        return { pending: usage.then((usageHeaders) => ({ ...refusal, usageHeaders }), () => refusal), req: detachRequest(req, route.paramNames.length) };
+      }
+      refusal.usageHeaders = usage;
+      return refusal;
+    }
 
     const now = new Date(nowMs);
     const decision = state.quota.consume(caller, now);

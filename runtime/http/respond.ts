@@ -30,6 +30,51 @@ export function errorBody(shape: ErrorShape, message: string, details?: Record<s
 const RESERVED = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'connection', 'vary', 'x-request-id', 'x-geoapi-data-version', 'x-geoapi-plan', 'date']);
 const UNSAFE_VALUE = /[\r\n\0]/;
 
+/** Operation headers sorted once: what to write, what to drop (and log), the Cache-Control value. */
+interface CheckedHeaders {
+  names: string[];
+  values: string[];
+  dropped: string[];
+  cacheControl: string | null;
+}
+
+function checkHeaders(headers: Record<string, string>): CheckedHeaders {
+  const checked: CheckedHeaders = { names: [], values: [], dropped: [], cacheControl: null };
+  for (const name in headers) {
+    const lower = name.toLowerCase();
+    const value = headers[name]!;
+    if (RESERVED.has(lower)) continue;
+    if (UNSAFE_VALUE.test(value) || UNSAFE_VALUE.test(name)) {
+      checked.dropped.push(name);
+      continue;
+    }
+    if (lower === 'cache-control') checked.cacheControl = value;
+    checked.names.push(name);
+    checked.values.push(value);
+  }
+  return checked;
+}
+
+// Operations answer most requests with shared frozen header objects: those are checked once.
+const checkedFrozen = new WeakMap<object, CheckedHeaders>();
+
+function checkedHeadersOf(headers: Record<string, string>): CheckedHeaders {
+  if (!Object.isFrozen(headers)) return checkHeaders(headers);
+  let checked = checkedFrozen.get(headers);
+  if (checked === undefined) {
+    checked = checkHeaders(headers);
+    checkedFrozen.set(headers, checked);
+  }
+  return checked;
+}
+
+/** Whether writeResponse will look at Accept-Encoding for `out` (so the caller may skip reading it). */
+export function negotiatesEncoding(out: Outgoing): boolean {
+  if (out.status === 304 || out.status === 204) return false;
+  const length = typeof out.body === 'string' ? out.body.length : out.body.byteLength;
+  return length > 0 && (out.br !== undefined || out.gzip !== undefined || length >= MIN_COMPRESS_LENGTH);
+}
+
 export interface Outgoing {
   status: number;
   body: string | Uint8Array;
@@ -56,7 +101,8 @@ export interface ResponseSettings {
 }
 
 /**
- * Writes the whole response. `acceptEncoding` is the request's header ('' when absent);
+ * Writes the whole response. `acceptEncoding` is the request's header ('' when absent; callers
+ * may pass '' without reading it when negotiatesEncoding(out) is false);
  * `closeConnection` is set while draining so keep-alive clients move to another process.
  */
 export function writeResponse(
@@ -90,21 +136,15 @@ export function writeResponse(
     if (out.plan !== undefined) res.writeHeader('X-GEOAPI-Plan', out.plan);
     if (out.usageHeaders !== undefined) {
       for (const name in out.usageHeaders) {
-        if (name.toLowerCase() !== 'x-geoapi-plan') res.writeHeader(name, out.usageHeaders[name]!);
+        // X-GEOAPI-Plan is written above; only a 13-character name can be it (no lower-casing of the others).
+        if (name.length !== 13 || name.toLowerCase() !== 'x-geoapi-plan') res.writeHeader(name, out.usageHeaders[name]!);
       }
     }
     if (out.headers !== undefined) {
-      for (const name in out.headers) {
-        const lower = name.toLowerCase();
-        const value = out.headers[name]!;
-        if (RESERVED.has(lower)) continue;
-        if (UNSAFE_VALUE.test(value) || UNSAFE_VALUE.test(name)) {
-          settings.log(`request ${requestId}: dropped header ${JSON.stringify(name)} with a line break in it`);
-          continue;
-        }
-        if (lower === 'cache-control') cacheControl = value;
-        res.writeHeader(name, value);
-      }
+      const checked = checkedHeadersOf(out.headers);
+      for (const name of checked.dropped) settings.log(`request ${requestId}: dropped header ${JSON.stringify(name)} with a line break in it`);
+      for (let i = 0; i < checked.names.length; i++) res.writeHeader(checked.names[i]!, checked.values[i]!);
+      cacheControl = checked.cacheControl;
     }
     if (cacheControl === null) {
       // Errors (401, 403 and 429 above all) must never be reused by a cache.

@@ -3,12 +3,11 @@
 // Documents are (row, field) pairs (field 0 name, 1 native), numbered in (row, field) order so
 // posting lists ascend by row and a contiguous row range (a country's cities) is a doc range.
 //
-// Search counts, per document, the query trigrams it shares (c), then similarity =
-// float4(c / (nq + nd − c)). A document can only reach the threshold t if c ≥ minCommon, the
-// least c with c/nq ≥ t (the score when nd = c), so it must appear in one of the
-// (lists − minCommon + 1) shortest posting lists of the query: those are counted; the longer
-// ones only complete the counts of documents already found (exact, and it skips the long lists
-// of common trigrams such as "  s").
+// Search prunes with the score's bounds (see TrigramIndex.run): only the shortest posting lists
+// of the query are counted, docs whose trigram count rules them out are never admitted, and the
+// few remaining candidates are checked against the long lists by binary search — exact, and it
+// skips most of the long lists of common trigrams such as "  s". searchTop() also raises the bar
+// to the k-th best row score found so far, for callers that rank rows and keep the first k.
 //
 // Payload (`trigram.<entity>`): ArrayPack of
 //   0 codes            Int32Array(trigrams)      distinct trigram codes (trigram.ts), ascending
@@ -20,6 +19,9 @@
 import { ArrayPack, ArrayPackBuilder } from '../format/array-pack.js';
 import { SnapshotFormatError } from '../format/section.js';
 import { trigramsOf } from '../text/trigram.js';
+
+/** A doc's state counts up to 255 lists; queries with more take TrigramIndex.runWide(). */
+const MAX_COUNTED_LISTS = 0xff;
 
 export const TRIGRAM_FIELD_NAME = 0;
 export const TRIGRAM_FIELD_NATIVE = 1;
@@ -99,14 +101,28 @@ export class TrigramIndexBuilder {
 }
 
 export class TrigramIndex {
-  // Scratch reused by every search (allocated on first use): shared-trigram counters per doc
-  // (0 = untouched), the touched docs, their scores, and the query's posting lists.
-  private counters: Uint16Array | null = null;
+  // Scratch reused by every search (allocated on first use; one search at a time per index).
+  /**
+   * Per doc: min(trigram count, 255) << 8 | query trigrams counted so far (0 = untouched this
+   * search). Two bytes keep it cache-friendly; a clamped count only makes the bounds looser
+   * (verification reads the exact count), and counts stay below 256 because queries with more
+   * posting lists take runWide().
+   */
+  private docState: Uint16Array | null = null;
+  private wideCounters: Uint16Array | null = null;
+  /** Touched docs, then the candidates (compacted in place), then the matches. */
   private touched: Int32Array | null = null;
-  private scoreScratch: Float64Array | null = null;
+  /** Candidates ordered by their count, highest first. */
+  private ordered: Int32Array | null = null;
+  /** Match scores (float4 values, exact in a Float32Array), parallel to the matches. */
+  private matchScores: Float32Array | null = null;
   private listStarts = new Int32Array(64);
   private listEnds = new Int32Array(64);
-  private listOrder: number[] = [];
+  private listOrder = new Int32Array(64);
+  /** maxTrigramsFor[c]: the most trigrams a doc sharing c query trigrams may have and still reach the threshold. */
+  private maxTrigramsFor = new Int32Array(64);
+  private rankEnds = new Int32Array(64);
+  private readonly best = new BestRows();
 
   private constructor(
     private readonly codes: Int32Array,
@@ -156,66 +172,239 @@ export class TrigramIndex {
    */
   search(query: string, threshold: number, options: TrigramSearchOptions = {}): TrigramMatches {
     if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`trigram search: threshold must be in (0, 1], found ${threshold}`);
+    return this.run(query, threshold, 0, options);
+  }
+
+  /**
+   * What a caller ranking rows by their best document score needs to pick its top `k` rows:
+   * every document (of rows in [rowStart, rowEnd)) scoring ≥ s and its similarity, where s is the
+   * k-th best row score (a row scores its best document) when at least k rows reach the
+   * threshold, else the threshold. Documents scoring exactly s are all returned, so ties at the
+   * k-th place can be broken by the caller's own rules. `k` ≥ 1.
+   */
+  searchTop(query: string, threshold: number, k: number, options: TrigramSearchOptions = {}): TrigramMatches {
+    if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`trigram search: threshold must be in (0, 1], found ${threshold}`);
+    if (!(Number.isInteger(k) && k >= 1)) throw new RangeError(`trigram search: k must be an integer ≥ 1, found ${k}`);
+    return this.run(query, threshold, k, options);
+  }
+
+  // How a search runs (k = 0: every match; else the top-k rows as searchTop() describes).
+  // A doc with n trigrams sharing c of the query's nq scores c / (nq + n − c): at most c / nq, so
+  // it needs c ≥ minCommon, and it must appear in one of the (lists − minCommon + 1) shortest
+  // posting lists of the query ("counted" lists). For a given c the score falls as n grows, so
+  // maxTrigramsFor[c] bounds n: a doc first met in counted list l (shortest = 0) shares at most
+  // lists − l trigrams, and a doc counting c in the counted lists at most c + (lists − counted).
+  // 1. count the counted lists, admitting only docs whose n fits those bounds;
+  // 2. keep the counted docs whose bound still reaches the threshold (candidates) — usually a
+  //    few hundred of thousands — and finish their counts in the long lists: by scanning a list
+  //    when that is cheaper than a binary search per candidate, else per candidate below;
+  // 3. visit the candidates by count, highest first, checking the lists left by binary search
+  //    (stopping as soon as the doc's bound falls short) and scoring. For top-k the bar rises to
+  //    the k-th best row score seen so far, which prunes the candidates visited later.
+  private run(query: string, threshold: number, k: number, options: TrigramSearchOptions): TrigramMatches {
     const queryTrigrams = trigramsOf(query);
     const nq = queryTrigrams.length;
-    if (nq === 0 || this.docRows.length === 0) return { docs: new Int32Array(0), scores: new Float64Array(0) };
+    if (nq === 0 || this.docRows.length === 0) return noMatches();
     let minCommon = 1;
     while (minCommon <= nq && Math.fround(minCommon / nq) < threshold) minCommon++;
-    if (minCommon > nq) return { docs: new Int32Array(0), scores: new Float64Array(0) };
+    if (minCommon > nq) return noMatches();
 
     const [docStart, docEnd] = this.docRange(options.rowStart ?? 0, options.rowEnd ?? 0x7fffffff);
     const listCount = this.collectLists(queryTrigrams, docStart, docEnd);
-    if (listCount < minCommon) return { docs: new Int32Array(0), scores: new Float64Array(0) };
+    if (listCount < minCommon) return noMatches();
+    if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k);
+    const countedLists = listCount - minCommon + 1;
+    const maxTrigramsFor = this.fillMaxTrigrams(nq, minCommon, listCount, threshold);
 
-    const counters = (this.counters ??= new Uint16Array(this.docRows.length));
+    const state = this.docStateArray();
     const touched = (this.touched ??= new Int32Array(this.docRows.length));
     const postings = this.postings;
     const order = this.listOrder;
-    const countedLists = listCount - minCommon + 1;
+    const listStarts = this.listStarts;
+    const listEnds = this.listEnds;
+
+    // 1. Count. Branch-free: whether a doc is new and whether it is admitted are unpredictable
+    // (about half the postings each), and mispredicted branches cost more than the arithmetic.
     let touchedCount = 0;
     for (let l = 0; l < countedLists; l++) {
       const list = order[l]!;
+      const span = maxTrigramsFor[listCount - l]! - minCommon; // admitted: 0 ≤ n − minCommon ≤ span
+      for (let p = listStarts[list]!, end = listEnds[list]!; p < end; p++) {
+        const doc = postings[p]!;
+        const s = state[doc]!;
+        const isNew = ((s & 0xff) - 1) >>> 31;
+        const fromMin = (s >>> 8) - minCommon;
+        const admitted = ((fromMin | (span - fromMin)) >>> 31) ^ 1;
+        const counts = (isNew ^ 1) | admitted;
+        state[doc] = s + counts;
+        touched[touchedCount] = doc;
+        touchedCount += counts & isNew;
+      }
+    }
+
+    // 2. Candidates (their counts stay in state; the others' are cleared), then scan the long
+    // lists where that is cheaper than searching them per candidate.
+    let pendingLists = listCount - countedLists;
+    let candidateCount = 0;
+    for (let t = 0; t < touchedCount; t++) {
+      const doc = touched[t]!;
+      const s = state[doc]!;
+      const common = s & 0xff;
+      const kept = ((maxTrigramsFor[common + pendingLists]! - (s >>> 8)) >>> 31) ^ 1;
+      state[doc] = s - common * (kept ^ 1);
+      touched[candidateCount] = doc;
+      candidateCount += kept;
+    }
+    let searchedFrom = countedLists;
+    while (searchedFrom < listCount) {
+      const list = order[searchedFrom]!;
+      const start = listStarts[list]!;
+      const end = listEnds[list]!;
+      if (candidateCount * Math.log2(end - start + 2) < end - start) break;
+      for (let p = start; p < end; p++) {
+        const doc = postings[p]!;
+        const s = state[doc]!;
+        if ((s & 0xff) !== 0) state[doc] = s + 1;
+      }
+      searchedFrom++;
+      pendingLists--;
+    }
+
+    // Order the candidates by count, highest first (counting sort by rank = maxCount − count),
+    // clearing their state.
+    const maxCount = listCount - pendingLists;
+    const rankEnds = this.rankArray(maxCount + 1);
+    for (let t = 0; t < candidateCount; t++) rankEnds[maxCount - (state[touched[t]!]! & 0xff) + 1]!++;
+    for (let r = 1; r <= maxCount; r++) rankEnds[r]! += rankEnds[r - 1]!;
+    const ordered = (this.ordered ??= new Int32Array(this.docRows.length));
+    for (let t = 0; t < candidateCount; t++) {
+      const doc = touched[t]!;
+      const s = state[doc]!;
+      const common = s & 0xff;
+      ordered[rankEnds[maxCount - common]!++] = doc;
+      state[doc] = s - common;
+    }
+    // rankEnds[maxCount − c] now ends the candidates counting c (they start where c + 1 ends).
+
+    // 3. Verify.
+    const limited = k > 0;
+    const best = this.best;
+    if (limited) best.reset(k);
+    let bar = threshold;
+    const matches = touched;
+    const matchScores = (this.matchScores ??= new Float32Array(this.docRows.length));
+    const docTrigramCounts = this.docTrigramCounts;
+    let matchCount = 0;
+    let position = 0;
+    for (let common = maxCount; common >= 1; common--) {
+      const groupEnd = rankEnds[maxCount - common]!;
+      if (position === groupEnd) continue;
+      // The best any doc of this group can do: sharing every pending list, with n = that count.
+      if (Math.fround((common + pendingLists) / nq) < bar) break;
+      for (; position < groupEnd; position++) {
+        const doc = ordered[position]!;
+        const n = docTrigramCounts[doc]!;
+        if (boundOf(common + pendingLists, n, nq) < bar) continue;
+        let shared = common;
+        for (let l = searchedFrom; l < listCount; l++) {
+          const list = order[l]!;
+          if (contains(postings, listStarts[list]!, listEnds[list]!, doc)) shared++;
+          else if (boundOf(shared + listCount - 1 - l, n, nq) < bar) {
+            shared = -1;
+            break;
+          }
+        }
+        if (shared < 0) continue;
+        const score = Math.fround(shared / (nq + n - shared));
+        if (score < bar) continue;
+        matches[matchCount] = doc;
+        matchScores[matchCount++] = score;
+        if (limited) bar = best.offer(this.docRows[doc]!, score, bar);
+      }
+    }
+
+    return this.matchesFrom(matchCount, bar);
+  }
+
+  /** The first matchCount matches (touched / matchScores) scoring ≥ bar, copied out. */
+  private matchesFrom(matchCount: number, bar: number): TrigramMatches {
+    const matches = this.touched!;
+    const matchScores = this.matchScores!;
+    let kept = 0;
+    for (let m = 0; m < matchCount; m++) {
+      // Drops the matches of a top-k search recorded before the bar rose above them.
+      if (matchScores[m]! >= bar) {
+        matches[kept] = matches[m]!;
+        matchScores[kept++] = matchScores[m]!;
+      }
+    }
+    return { docs: matches.slice(0, kept), scores: Float64Array.from(matchScores.subarray(0, kept)) };
+  }
+
+  /**
+   * Queries with more posting lists than a doc's state can count (hundreds of distinct trigrams,
+   * far beyond a typed query): count every list in full and score every doc met. Same answer.
+   */
+  private runWide(nq: number, listCount: number, threshold: number, k: number): TrigramMatches {
+    const counters = (this.wideCounters ??= new Uint16Array(this.docRows.length));
+    const touched = (this.touched ??= new Int32Array(this.docRows.length));
+    const matchScores = (this.matchScores ??= new Float32Array(this.docRows.length));
+    const postings = this.postings;
+    let touchedCount = 0;
+    for (let list = 0; list < listCount; list++) {
       for (let p = this.listStarts[list]!, end = this.listEnds[list]!; p < end; p++) {
         const doc = postings[p]!;
         if (counters[doc]++ === 0) touched[touchedCount++] = doc;
       }
     }
-    for (let l = countedLists; l < listCount; l++) {
-      const list = order[l]!;
-      const start = this.listStarts[list]!;
-      const end = this.listEnds[list]!;
-      if (touchedCount * Math.log2(end - start + 2) < end - start) {
-        for (let t = 0; t < touchedCount; t++) {
-          const doc = touched[t]!;
-          if (contains(postings, start, end, doc)) counters[doc]++;
-        }
-      } else {
-        for (let p = start; p < end; p++) {
-          const doc = postings[p]!;
-          if (counters[doc]! > 0) counters[doc]++;
-        }
-      }
-    }
-
-    // Score and reset the counters; matches gather at the head of touched.
-    const scoreScratch = (this.scoreScratch ??= new Float64Array(this.docRows.length));
-    const docTrigramCounts = this.docTrigramCounts;
     let matchCount = 0;
+    let bar = threshold;
+    if (k > 0) this.best.reset(k);
     for (let t = 0; t < touchedCount; t++) {
       const doc = touched[t]!;
       const common = counters[doc]!;
       counters[doc] = 0;
-      if (common < minCommon) continue;
-      // similarityFromCounts(common, nq, nd), inlined (nq, nd > 0 here).
-      const score = Math.fround(common / (nq + docTrigramCounts[doc]! - common));
-      if (score >= threshold) {
-        touched[matchCount] = doc;
-        scoreScratch[matchCount++] = score;
-      }
+      const score = Math.fround(common / (nq + this.docTrigramCounts[doc]! - common));
+      if (score < threshold) continue;
+      touched[matchCount] = doc;
+      matchScores[matchCount++] = score;
+      if (k > 0) bar = this.best.offer(this.docRows[doc]!, score, bar);
     }
-    const docs = touched.slice(0, matchCount);
-    const scores = scoreScratch.slice(0, matchCount);
-    return { docs, scores };
+    return this.matchesFrom(matchCount, bar);
+  }
+
+  private docStateArray(): Uint16Array {
+    if (!this.docState) {
+      const state = new Uint16Array(this.docRows.length);
+      const counts = this.docTrigramCounts;
+      for (let doc = 0; doc < state.length; doc++) state[doc] = Math.min(counts[doc]!, 0xff) << 8;
+      this.docState = state;
+    }
+    return this.docState;
+  }
+
+  private rankArray(length: number): Int32Array {
+    if (this.rankEnds.length < length) this.rankEnds = new Int32Array(Math.max(length, this.rankEnds.length * 2));
+    this.rankEnds.fill(0, 0, length);
+    return this.rankEnds;
+  }
+
+  /**
+   * maxTrigramsFor[c] for c in minCommon..lists: the largest n (≥ c, ≤ 65535) with
+   * float4(c / (nq + n − c)) ≥ threshold; entries below minCommon are −1 (no doc qualifies).
+   */
+  private fillMaxTrigrams(nq: number, minCommon: number, lists: number, threshold: number): Int32Array {
+    if (this.maxTrigramsFor.length < lists + 1) this.maxTrigramsFor = new Int32Array(Math.max(lists + 1, this.maxTrigramsFor.length * 2));
+    const table = this.maxTrigramsFor;
+    table.fill(-1, 0, minCommon);
+    for (let c = minCommon; c <= lists; c++) {
+      // c / (nq + n − c) ≥ t ⇔ n ≤ c / t + c − nq, then settle float4 rounding at the edge.
+      let n = Math.min(0xffff, Math.max(c, Math.floor(c / threshold + c - nq)));
+      while (n < 0xffff && Math.fround(c / (nq + n + 1 - c)) >= threshold) n++;
+      while (n > c && Math.fround(c / (nq + n - c)) < threshold) n--;
+      table[c] = n;
+    }
+    return table;
   }
 
   /** Docs of rows in [rowStart, rowEnd): a doc range, since docs ascend by row. */
@@ -246,11 +435,81 @@ export class TrigramIndex {
       this.listEnds[count] = end;
       count++;
     }
+    // Insertion sort by length: a query has a dozen lists or so.
+    if (this.listOrder.length < count) this.listOrder = new Int32Array(Math.max(count, this.listOrder.length * 2));
     const order = this.listOrder;
-    order.length = count;
-    for (let i = 0; i < count; i++) order[i] = i;
-    order.sort((a, b) => this.listEnds[a]! - this.listStarts[a]! - (this.listEnds[b]! - this.listStarts[b]!));
+    for (let i = 0; i < count; i++) {
+      const length = this.listEnds[i]! - this.listStarts[i]!;
+      let at = i;
+      while (at > 0 && this.listEnds[order[at - 1]!]! - this.listStarts[order[at - 1]!]! > length) {
+        order[at] = order[at - 1]!;
+        at--;
+      }
+      order[at] = i;
+    }
     return count;
+  }
+}
+
+/** The best score a doc with n trigrams sharing at most `shared` query trigrams can reach. */
+function boundOf(shared: number, n: number, nq: number): number {
+  const c = shared < n ? shared : n;
+  return Math.fround(c / (nq + n - c));
+}
+
+function noMatches(): TrigramMatches {
+  return { docs: new Int32Array(0), scores: new Float64Array(0) };
+}
+
+/**
+ * The k best distinct rows seen (a row keeps its best score), scores descending: what sets the
+ * bar of a top-k search. k is small (a page of results), so a sorted array does.
+ */
+class BestRows {
+  private rows = new Int32Array(16);
+  private scores = new Float64Array(16);
+  private count = 0;
+  private k = 0;
+
+  reset(k: number): void {
+    if (this.rows.length < k) {
+      this.rows = new Int32Array(k);
+      this.scores = new Float64Array(k);
+    }
+    this.count = 0;
+    this.k = k;
+  }
+
+  /** Records `row` scoring `score` (≥ bar); returns the new bar: the k-th best row score once k rows are held. */
+  offer(row: number, score: number, bar: number): number {
+    const rows = this.rows;
+    const scores = this.scores;
+    let at = -1;
+    for (let i = 0; i < this.count; i++) {
+      if (rows[i] === row) {
+        at = i;
+        break;
+      }
+    }
+    if (at >= 0) {
+      if (score <= scores[at]!) return bar;
+    } else if (this.count < this.k) {
+      at = this.count++;
+      rows[at] = row;
+    } else {
+      if (score <= scores[this.k - 1]!) return bar;
+      at = this.k - 1;
+      rows[at] = row;
+    }
+    scores[at] = score;
+    while (at > 0 && scores[at - 1]! < score) {
+      rows[at] = rows[at - 1]!;
+      scores[at] = scores[at - 1]!;
+      rows[at - 1] = row;
+      scores[at - 1] = score;
+      at--;
+    }
+    return this.count === this.k && scores[this.k - 1]! > bar ? scores[this.k - 1]! : bar;
   }
 }
 
@@ -266,7 +525,16 @@ function lowerBound(array: Int32Array, start: number, end: number, value: number
   return lo;
 }
 
+/** Whether an ascending array holds `value` in [start, end); branch-free halving (mispredictions dominate a plain binary search). */
 function contains(array: Int32Array, start: number, end: number, value: number): boolean {
-  const at = lowerBound(array, start, end, value);
-  return at < end && array[at] === value;
+  let length = end - start;
+  if (length <= 0) return false;
+  let base = start;
+  while (length > 1) {
+    const half = length >>> 1;
+    // Keep base at the last element ≤ value (or start): move up when array[base + half] ≤ value.
+    base += half * (((value - array[base + half]!) >>> 31) ^ 1);
+    length -= half;
+  }
+  return array[base] === value;
 }

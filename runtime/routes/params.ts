@@ -191,8 +191,12 @@ export interface ListParamOptions {
   sort?: boolean;
 }
 
+/** What listParams returns for an empty query (most requests): shared, so never mutate a ListParams. */
+const PLAIN_PARAMS: ListParams = Object.freeze({ fields: null, sort: null, q: null, locale: null, includeTranslations: false, plain: true });
+
 /** The shared list/detail parameters in one call; order of checks: 403 gates, then 400 values. */
 export function listParams(ctx: RequestContext, set: EntityFields, tier: Tier, options: ListParamOptions = {}): ListParams {
+  if (ctx.query.size === 0) return PLAIN_PARAMS;
   // Plan gates first, so a caller below the plan learns that before any value problem.
   if (ctx.query.has('fields')) ctx.requireFeature('fieldsFiltering');
   if (options.sort && ctx.query.has('sort')) ctx.requireFeature('sortParameter');

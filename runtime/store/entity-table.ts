@@ -1,9 +1,11 @@
 // EntityTable over one FlatBuffers record table and its ids section. Reading a field decodes
-// only that field; `record(row)` decodes a whole row into a plain object.
+// only that field; `record(row)` decodes a whole row into a plain object (strings through
+// RecordByteBuffer's fast path, codecs.ts).
 import * as flatbuffers from 'flatbuffers';
 import { ArrayPack } from '../format/array-pack.js';
 import { SnapshotFormatError } from '../format/section.js';
 import { IDS_MODE_DENSE, IDS_MODE_SORTED } from '../format/sections.js';
+import { RecordByteBuffer } from './codecs.js';
 import type { EntityTable } from './types.js';
 
 /** What a generated FlatBuffers row accessor must offer; `init` points it at a row. */
@@ -66,7 +68,7 @@ export class FlatEntityTable<R, C extends RowCursor> implements EntityTable<R> {
     private readonly ids: IdIndex,
     private readonly codec: TableCodec<R, C>,
   ) {
-    this.bb = new flatbuffers.ByteBuffer(new Uint8Array(records));
+    this.bb = new RecordByteBuffer(new Uint8Array(records));
     // Every root table is `{ rows: [Row] }` (field 0), see schemas/geoapi.fbs.
     const root = this.bb.readInt32(0);
     const field = this.bb.__offset(root, 4);

@@ -51,6 +51,48 @@ function assertSameAsBruteForce(index: TrigramIndex, docs: { row: number; field:
   for (const [key, score] of expected) assert.equal(found.get(key), score, `${where}: score of ${key}`);
 }
 
+/**
+ * What searchTop() must return, from brute force: every doc scoring ≥ s, where s is the k-th best
+ * row score (a row scores its best doc) when at least k rows reach the threshold, else the threshold.
+ */
+function bruteForceTop(docs: { row: number; field: number; trigrams: Int32Array }[], query: string, threshold: number, k: number, rowStart = 0, rowEnd = Infinity): Map<string, number> {
+  const all = bruteForce(docs, query, threshold, rowStart, rowEnd);
+  const rowBest = new Map<number, number>();
+  for (const [key, score] of all) {
+    const row = Number(key.split('/')[0]);
+    rowBest.set(row, Math.max(rowBest.get(row) ?? 0, score));
+  }
+  const rowScores = [...rowBest.values()].sort((a, b) => b - a);
+  const bar = rowScores.length >= k ? rowScores[k - 1]! : threshold;
+  return new Map([...all].filter(([, score]) => score >= bar));
+}
+
+function searchedTop(index: TrigramIndex, query: string, threshold: number, k: number, rowStart?: number, rowEnd?: number): Map<string, number> {
+  const { docs, scores } = index.searchTop(query, threshold, k, { rowStart, rowEnd });
+  assert.equal(docs.length, scores.length);
+  const out = new Map<string, number>();
+  docs.forEach((doc, i) => {
+    const key = `${index.docRow(doc)}/${index.docField(doc)}`;
+    assert.ok(!out.has(key), `doc ${key} returned twice`);
+    out.set(key, scores[i]!);
+  });
+  return out;
+}
+
+function assertTopSameAsBruteForce(index: TrigramIndex, docs: { row: number; field: number; trigrams: Int32Array }[], query: string, threshold: number, k: number, rowStart?: number, rowEnd?: number): void {
+  const found = searchedTop(index, query, threshold, k, rowStart, rowEnd);
+  const expected = bruteForceTop(docs, query, threshold, k, rowStart, rowEnd);
+  const where = `searchTop(${JSON.stringify(query)}, ${threshold}, k=${k}${rowStart !== undefined ? `, rows ${rowStart}..${rowEnd}` : ''})`;
+  const missing = [...expected.keys()].filter((key) => !found.has(key)).slice(0, 5);
+  const extra = [...found.keys()].filter((key) => !expected.has(key)).slice(0, 5);
+  assert.deepEqual({ missing, extra }, { missing: [], extra: [] }, where);
+  for (const [key, score] of expected) assert.equal(found.get(key), score, `${where}: score of ${key}`);
+}
+
+function withTrigramsOf(docs: Doc[]): { row: number; field: number; trigrams: Int32Array }[] {
+  return docs.map((d) => ({ row: d.row, field: d.field, trigrams: trigramsOf(d.text) })).filter((d) => d.trigrams.length > 0);
+}
+
 const NAMES = ['London', 'Londonderry', 'New London', 'Lyon', 'Londrina', 'São Paulo', 'Sao Paulo', 'Paulo Afonso', 'Saint-Paul', 'San Pablo', 'Москва', 'Моска', 'Zürich', 'Zurich', 'Zug', '東京', '京都', 'القاهرة', "Côte d'Ivoire", 'Ivory Coast', 'New York', 'York', 'Yorkshire', 'Newark', 'A', '--', 'St. Louis', 'Saint Louis'];
 
 describe('TrigramIndex', () => {
@@ -128,6 +170,70 @@ describe('TrigramIndex', () => {
     assert.deepEqual(searched(index, 'new york', 0.3), first);
   });
 
+  it('searchTop returns exactly the docs that can rank among the first k rows, for random queries, thresholds, k and row ranges', () => {
+    const random = prng(31);
+    const words = ['san', 'santa', 'maria', 'new', 'york', 'port', 'saint', 'louis', 'london', 'lyon', 'paulo', 'são', 'del', 'rio', 'de', 'la', 'москва', 'ново', 'город', '東京', '市', 'el', 'al', 'zurich', 'zürich'];
+    const docs: Doc[] = [];
+    for (let row = 0; row < 2000; row++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words)).join(pick(random, [' ', '-']));
+      docs.push({ row, field: 0, text });
+      if (random() < 0.3) docs.push({ row, field: 1, text: random() < 0.5 ? text : typo(random, text) });
+    }
+    const index = build(docs);
+    const withTrigrams = withTrigramsOf(docs);
+    for (let i = 0; i < 200; i++) {
+      const query = random() < 0.8 ? typo(random, pick(random, docs).text) : pick(random, words).slice(0, 3);
+      const threshold = pick(random, [0.1, 0.2, 0.3, 0.3, 0.45, 0.6, 1]);
+      const k = pick(random, [1, 2, 5, 10, 10, 50, 5000]);
+      if (random() < 0.3) {
+        const start = Math.floor(random() * 2000);
+        assertTopSameAsBruteForce(index, withTrigrams, query, threshold, k, start, start + Math.floor(random() * 600));
+      } else {
+        assertTopSameAsBruteForce(index, withTrigrams, query, threshold, k);
+      }
+    }
+  });
+
+  it('searchTop keeps every doc tied with the k-th best row, and a row’s other doc only when it reaches that score', () => {
+    // 40 rows named exactly "Santa Maria" tie at 1; k = 5 must return all 40 (the caller breaks ties).
+    const docs: Doc[] = [];
+    for (let row = 0; row < 40; row++) docs.push({ row, field: 0, text: 'Santa Maria' });
+    for (let row = 40; row < 60; row++) docs.push({ row, field: 0, text: 'Santa Mariana' }, { row, field: 1, text: 'Santa Maria' });
+    for (let row = 60; row < 300; row++) docs.push({ row, field: 0, text: `Santa ${['Marta', 'Rosa', 'Ana', 'Maria del Mar'][row % 4]}` });
+    const index = build(docs);
+    const withTrigrams = withTrigramsOf(docs);
+    const top5 = searchedTop(index, 'Santa Maria', 0.3, 5);
+    assert.equal([...top5.values()].filter((s) => s === 1).length, 60); // 40 names + 20 natives scoring 1
+    assert.ok(!top5.has('40/0'), 'a name below the k-th score is left out even though its native is in');
+    for (const k of [1, 5, 59, 60, 61, 100, 290]) {
+      assertTopSameAsBruteForce(index, withTrigrams, 'Santa Maria', 0.3, k);
+      assertTopSameAsBruteForce(index, withTrigrams, 'santa marta', 0.2, k);
+      assertTopSameAsBruteForce(index, withTrigrams, 'Santa Maria', 0.3, k, 30, 70);
+    }
+  });
+
+  it('answers queries with more posting lists than it counts per doc (over 255 distinct trigrams) exactly', () => {
+    const random = prng(32);
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    const word = () => Array.from({ length: 3 + Math.floor(random() * 6) }, () => pick(random, [...letters])).join('');
+    const long = Array.from({ length: 120 }, word).join(' ');
+    const docs: Doc[] = [{ row: 0, field: 0, text: long }];
+    for (let row = 1; row < 300; row++) docs.push({ row, field: 0, text: random() < 0.5 ? typo(random, long) : Array.from({ length: 1 + Math.floor(random() * 40) }, word).join(' ') });
+    const index = build(docs);
+    const withTrigrams = withTrigramsOf(docs);
+    assert.ok(trigramsOf(long).length > 255, `expected a query of more than 255 trigrams, found ${trigramsOf(long).length}`);
+    for (const threshold of [0.1, 0.3, 0.9]) {
+      assertSameAsBruteForce(index, withTrigrams, long, threshold);
+      for (const k of [1, 3, 50]) assertTopSameAsBruteForce(index, withTrigrams, long, threshold, k);
+    }
+  });
+
+  it('searchTop refuses a k that is not a positive integer', () => {
+    const index = build([{ row: 0, field: 0, text: 'Lima' }]);
+    for (const bad of [0, -1, 1.5, NaN]) assert.throws(() => index.searchTop('lima', 0.3, bad), RangeError);
+    assert.throws(() => index.searchTop('lima', 0, 1), RangeError);
+  });
+
   it('finds exactly what brute force finds over the full dataset’s city names and natives', (t) => {
     const cities = fullDatasetCities();
     if (!cities) return t.skip('full dataset absent');
@@ -152,5 +258,13 @@ describe('TrigramIndex', () => {
     }
     assertSameAsBruteForce(index, docs, 'san', 0.1);
     assertSameAsBruteForce(index, docs, 'londn', 0.3, 40_000, 60_000);
+    // searchTop as the API uses it (k = the page size), ties at the k-th row included.
+    for (let i = 0; i < 30; i++) {
+      const city = pick(random, cities);
+      const query = typo(random, random() < 0.8 || !city.native ? city.name : city.native);
+      assertTopSameAsBruteForce(index, docs, query, pick(random, [0.1, 0.3, 0.3, 0.5]), pick(random, [1, 10, 10, 50]));
+    }
+    assertTopSameAsBruteForce(index, docs, 'San Jose', 0.3, 10);
+    assertTopSameAsBruteForce(index, docs, 'santa', 0.3, 10, 40_000, 60_000);
   });
 });

@@ -57,6 +57,9 @@ describe('quota in memory, 2 worker threads', () => {
     assert.equal(usedOf(first), 1);
     const forbidden = await server.get('/v1/search/nearby?latitude=1&longitude=2', rulesKey);
     assert.equal(forbidden.status, 403);
+    // A keyed answer: it shows the usage, without counting itself.
+    assert.equal(forbidden.headers['x-geoapi-daily-used'], '1');
+    assert.match(String(forbidden.headers['ratelimit']), /^"daily";r=99;/);
     const notFound = await server.get('/v1/test/api-error', rulesKey);
     assert.equal(notFound.status, 404);
     assert.equal(usedOf(notFound), 2);
@@ -187,6 +190,11 @@ describe('quota in Redis, two replicas with 2 worker threads each', { skip: redi
     const headers = await b.get('/v1/test/headers', echoKey, { 'X-Custom': 'kept' });
     assert.equal(headers.json().custom, 'kept');
     assert.equal(headers.headers['x-geoapi-daily-used'], '2');
+    // A plan's 403 reads the usage from Redis without counting.
+    const forbidden = await a.get('/v1/search/nearby?latitude=1&longitude=2', echoKey);
+    assert.equal(forbidden.status, 403);
+    assert.equal(forbidden.headers['x-geoapi-daily-used'], '2');
+    assert.equal((await b.get('/v1/countries', echoKey)).headers['x-geoapi-daily-used'], '3');
   });
 
   it('Redis killed and restarted mid-run: no 5xx, per-replica counting meanwhile, Redis counting resumes', async () => {

@@ -97,3 +97,14 @@ test('quota mode off adds no headers and refuses nothing', () => {
   const d = gate.consume(callerFor('off', 'community', policy), NOW) as QuotaDecision;
   assert.deepEqual(d, { allowed: true, headers: {} });
 });
+
+test('peek shows the usage without counting', () => {
+  const gate = new MemoryQuotaGate(CounterTable.create(64), quotaPolicy);
+  const caller = callerFor('peeker', 'community', policy);
+  assert.equal(gate.peek(caller, NOW)['X-GEOAPI-Daily-Used'], '0');
+  gate.consume(caller, NOW);
+  const headers = gate.peek(caller, NOW);
+  assert.equal(headers['X-GEOAPI-Daily-Used'], '1');
+  assert.match(headers['RateLimit']!, /^"daily";r=99;/);
+  assert.equal(gate.consume(caller, NOW).headers['X-GEOAPI-Daily-Used'], '2');
+});

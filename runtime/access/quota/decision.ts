@@ -19,7 +19,7 @@ export interface QuotaDecision {
   body?: string;
 }
 
-/** Limits applying to one caller. */
+/** Limits applying to one caller; keep one object per plan and policy (header parts are cached by it). */
 export interface BucketLimits {
   /** Lowercase plan name shown in X-GEOAPI-Plan and details.tier. */
   plan: string;
@@ -30,16 +30,40 @@ export interface BucketLimits {
 export const DAILY_MESSAGE = 'Daily usage limit exceeded. Please try again tomorrow or contact support for higher limits.';
 export const MONTHLY_MESSAGE = 'Monthly usage limit exceeded. Please upgrade for higher limits.';
 
+/** The parts of the headers that change only with the limits or the month (cached per limits object). */
+interface StaticParts {
+  monthId: number;
+  dailyLimit: string;
+  monthlyLimit: string;
+  policy: string;
+}
+const staticParts = new WeakMap<BucketLimits, StaticParts>();
+
+function staticPartsOf(limits: BucketLimits, monthId: number): StaticParts {
+  let parts = staticParts.get(limits);
+  if (parts === undefined || parts.monthId !== monthId) {
+    parts = {
+      monthId,
+      dailyLimit: String(limits.daily),
+      monthlyLimit: String(limits.monthly),
+      policy: `"daily";q=${limits.daily};w=86400, "monthly";q=${limits.monthly};w=${monthLengthSeconds(monthId)}`,
+    };
+    staticParts.set(limits, parts);
+  }
+  return parts;
+}
+
 export function usageHeaders(limits: BucketLimits, windows: QuotaWindows, nowMs: number, dayUsed: number, monthUsed: number): Record<string, string> {
+  const parts = staticPartsOf(limits, windows.monthId);
   const dayReset = secondsUntil(nowMs, windows.dayResetMs);
   const monthReset = secondsUntil(nowMs, windows.monthResetMs);
   return {
     'X-GEOAPI-Plan': limits.plan,
     'X-GEOAPI-Daily-Used': String(dayUsed),
-    'X-GEOAPI-Daily-Limit': String(limits.daily),
+    'X-GEOAPI-Daily-Limit': parts.dailyLimit,
     'X-GEOAPI-Monthly-Used': String(monthUsed),
-    'X-GEOAPI-Monthly-Limit': String(limits.monthly),
-    'RateLimit-Policy': `"daily";q=${limits.daily};w=86400, "monthly";q=${limits.monthly};w=${monthLengthSeconds(windows.monthId)}`,
+    'X-GEOAPI-Monthly-Limit': parts.monthlyLimit,
+    'RateLimit-Policy': parts.policy,
     RateLimit: `"daily";r=${Math.max(0, limits.daily - dayUsed)};t=${dayReset}, "monthly";r=${Math.max(0, limits.monthly - monthUsed)};t=${monthReset}`,
   };
 }

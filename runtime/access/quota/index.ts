@@ -3,6 +3,7 @@
 //   memory: synchronous decisions over the SharedArrayBuffer table, persisted to a state file
 //   redis:  one atomic script per decision in the shared Redis; the table is the outage fallback
 //   off:    no counting, no usage headers
+import type { Caller } from '../../routes/types.js';
 import type { Policy } from '../policy.js';
 import type { QuotaDecision, QuotaGate, QuotaGateInit, QuotaSharedInit } from '../quota-hook.js';
 import { CounterTable } from './counter-table.js';
@@ -24,6 +25,7 @@ export interface QuotaShared {
 
 /** A worker's gate; `consume` is asynchronous in redis mode only. */
 export interface WorkerQuotaGate extends QuotaGate {
+  peek(caller: Caller, now: Date): Record<string, string> | Promise<Record<string, string>>;
   setPolicy(policy: Policy): void;
   /** Closes the Redis connection (worker shutdown). */
   close(): Promise<void>;
@@ -72,18 +74,21 @@ export function createQuotaGate(init: QuotaGateInit): WorkerQuotaGate {
   const { options } = shared;
   const table = CounterTable.from(shared.table);
   const policy = quotaPolicyOf(init.policy);
+  // Separate throttles: the client's connection errors must not hide the "answering locally" notice.
   const problems = new ThrottledLog(options.logIntervalMs, init.log);
+  const connectionErrors = new ThrottledLog(options.logIntervalMs, init.log);
   const tableFull = (capacity: number): void => {
     init.log(`quota: the counter table is full (${capacity} buckets); new keys are counted per thread. Raise GEOAPI_QUOTA_SLOTS.`);
   };
 
   if (options.mode === 'off') {
-    return { consume: allowAll, setPolicy: () => undefined, close: async () => undefined };
+    return { consume: allowAll, peek: () => NO_HEADERS, setPolicy: () => undefined, close: async () => undefined };
   }
   if (options.mode === 'memory') {
     const gate = new MemoryQuotaGate(table, policy, { onTableFull: tableFull });
     return {
       consume: (caller, now) => gate.consume(caller, now),
+      peek: (caller, now) => gate.peek(caller, now),
       setPolicy: (next) => gate.setPolicy(quotaPolicyOf(next)),
       close: async () => undefined,
     };
@@ -96,13 +101,17 @@ export function createQuotaGate(init: QuotaGateInit): WorkerQuotaGate {
     keyPrefix: options.redisKeyPrefix,
     timeoutMs: options.redisTimeoutMs,
     batch: options.redisBatch,
-    onError: (error) => problems.write(`quota: Redis at ${describeRedisUrl(options.redisUrl!)}: ${error.message}`),
-    onReady: () => gate?.noteReady(),
+    onError: (error) => connectionErrors.write(`quota: Redis at ${describeRedisUrl(options.redisUrl!)}: ${error.message}`),
+    onReady: () => {
+      connectionErrors.reset();
+      gate?.noteReady();
+    },
   });
   gate = new RedisQuotaGate(counter, fallback, policy, problems, describeRedisUrl(options.redisUrl!), options.replicas, options.redisConnectWaitMs);
   const redisGate = gate;
   return {
     consume: (caller, now) => redisGate.consume(caller, now),
+    peek: (caller, now) => redisGate.peek(caller, now),
     setPolicy: (next) => redisGate.setPolicy(quotaPolicyOf(next)),
     close: () => counter.close(),
   };

@@ -2,8 +2,8 @@
 // enforce one exact quota. Synchronous: the decision is a few atomics.
 import type { Caller } from '../../routes/types.js';
 import { ALLOWED, CounterTable, TABLE_FULL } from './counter-table.js';
-import { decide, type BucketLimits, type QuotaDecision } from './decision.js';
-import { bucketKeyOf, type PlanQuota, type QuotaPolicy } from './plans.js';
+import { decide, usageHeaders, type QuotaDecision } from './decision.js';
+import { bucketKeyOf, LimitsCache, type PlanQuota, type QuotaPolicy } from './plans.js';
 import { windowsAt } from './windows.js';
 
 export interface LocalQuotaOptions {
@@ -18,7 +18,7 @@ export interface LocalQuotaOptions {
 
 export class MemoryQuotaGate {
   private readonly counts = new Int32Array(2);
-  private readonly divisor: number;
+  private readonly limits: LimitsCache;
   /** Per-thread overflow when the shared table is full (inexact across threads; logged). */
   private overflow: CounterTable | undefined;
 
@@ -27,7 +27,7 @@ export class MemoryQuotaGate {
     private policy: QuotaPolicy,
     private readonly options: LocalQuotaOptions = {},
   ) {
-    this.divisor = Math.max(1, options.limitDivisor ?? 1);
+    this.limits = new LimitsCache(Math.max(1, options.limitDivisor ?? 1));
   }
 
   /** Policy hot reload: new limits apply from the next request; counts are kept. */
@@ -41,14 +41,31 @@ export class MemoryQuotaGate {
     return this.consumeBucket(caller, quota, bucketKeyOf(caller, quota), now.getTime());
   }
 
+  /** The usage headers without counting (answers refused before counting, e.g. a plan's 403). */
+  peek(caller: Caller, now: Date): Record<string, string> {
+    const quota = this.policy.plans[caller.plan];
+    if (!quota) return { 'X-GEOAPI-Plan': caller.plan };
+    return this.peekBucket(caller, quota, bucketKeyOf(caller, quota), now.getTime());
+  }
+
+  peekBucket(caller: Caller, quota: PlanQuota, bucketKey: string, nowMs: number): Record<string, string> {
+    const windows = windowsAt(nowMs);
+    const limits = this.limits.limitsOf(caller.plan, quota);
+    let slot = this.table.slotOf(bucketKey);
+    let table = this.table;
+    if (slot === TABLE_FULL && this.overflow) {
+      table = this.overflow;
+      slot = table.slotOf(bucketKey);
+    }
+    if (slot === TABLE_FULL) return usageHeaders(limits, windows, nowMs, 0, 0);
+    table.peek(slot, windows.dayId, windows.monthId, this.counts);
+    return usageHeaders(limits, windows, nowMs, this.counts[0]!, this.counts[1]!);
+  }
+
   /** Counts `bucketKey` against `quota` (limits divided by limitDivisor). */
   consumeBucket(caller: Caller, quota: PlanQuota, bucketKey: string, nowMs: number): QuotaDecision {
     const windows = windowsAt(nowMs);
-    const limits: BucketLimits = {
-      plan: caller.plan,
-      daily: this.divisor === 1 ? quota.daily : Math.ceil(quota.daily / this.divisor),
-      monthly: this.divisor === 1 ? quota.monthly : Math.ceil(quota.monthly / this.divisor),
-    };
+    const limits = this.limits.limitsOf(caller.plan, quota);
     let table = this.table;
     let slot = table.slotOf(bucketKey);
     if (slot === TABLE_FULL) {

@@ -4,6 +4,7 @@
 // count per key. A plan without a quota is neither limited nor counted.
 import type { Policy } from '../policy.js';
 import type { Caller } from '../../routes/types.js';
+import type { BucketLimits } from './decision.js';
 
 export interface PlanQuota {
   daily: number;
@@ -29,4 +30,26 @@ export function quotaPolicyOf(policy: Policy): QuotaPolicy {
 /** The bucket key: `key:<keyId>`, or `plan:<plan>` for a plan with one shared bucket. */
 export function bucketKeyOf(caller: Caller, quota: PlanQuota): string {
   return quota.sharedBucket ? `plan:${caller.plan}` : `key:${caller.keyId}`;
+}
+
+/**
+ * One BucketLimits object per (plan quota, plan, divisor), reused across requests so the
+ * headers' fixed parts are built once (decision.ts caches them by this object).
+ */
+export class LimitsCache {
+  private readonly byQuota = new WeakMap<PlanQuota, BucketLimits>();
+
+  constructor(private readonly divisor = 1) {}
+
+  limitsOf(plan: string, quota: PlanQuota): BucketLimits {
+    const found = this.byQuota.get(quota);
+    if (found !== undefined && found.plan === plan) return found;
+    const limits: BucketLimits = {
+      plan,
+      daily: this.divisor === 1 ? quota.daily : Math.ceil(quota.daily / this.divisor),
+      monthly: this.divisor === 1 ? quota.monthly : Math.ceil(quota.monthly / this.divisor),
+    };
+    this.byQuota.set(quota, limits);
+    return limits;
+  }
 }

@@ -165,6 +165,12 @@ export class RedisQuotaCounter {
     });
   }
 
+  /** Current [day, month] counts of a bucket, without counting. */
+  async peek(bucketKey: string, windows: QuotaWindows): Promise<[number, number]> {
+    const [day, month] = await this.client.mget(...this.keysOf(bucketKey, windows));
+    return [Number(day ?? 0), Number(month ?? 0)];
+  }
+
   private flush(): void {
     this.flushScheduled = false;
     const all = this.pending;

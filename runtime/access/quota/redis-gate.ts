@@ -8,17 +8,16 @@
 // interval, and goes back to Redis as soon as the client has reconnected (ioredis reconnects by
 // itself). Requests answered during an outage are not added to Redis afterwards.
 import type { Caller } from '../../routes/types.js';
-import { decide, type BucketLimits, type QuotaDecision } from './decision.js';
+import { decide, usageHeaders, type QuotaDecision } from './decision.js';
 import type { MemoryQuotaGate } from './memory-gate.js';
-import { bucketKeyOf, type PlanQuota, type QuotaPolicy } from './plans.js';
+import { bucketKeyOf, LimitsCache, type PlanQuota, type QuotaPolicy } from './plans.js';
 import type { RedisQuotaCounter } from './redis-counter.js';
 import type { ThrottledLog } from './throttled-log.js';
 import { windowsAt } from './windows.js';
 
 export class RedisQuotaGate {
-  /** Requests decided by the fallback since start (for logs and tests). */
-  fallbackDecisions = 0;
   private degraded = false;
+  private readonly limits = new LimitsCache();
   /** Pending until the first connection (or its timeout): early requests wait for it. */
   private startup: Promise<boolean> | undefined;
 
@@ -70,9 +69,24 @@ export class RedisQuotaGate {
     return this.viaRedis(caller, quota, bucketKey, nowMs);
   }
 
+  /** The usage headers without counting (a plan's 403); from the fallback counters when Redis is away. */
+  peek(caller: Caller, now: Date): Record<string, string> | Promise<Record<string, string>> {
+    const quota = this.policy.plans[caller.plan];
+    if (!quota) return { 'X-GEOAPI-Plan': caller.plan };
+    const nowMs = now.getTime();
+    const bucketKey = bucketKeyOf(caller, quota);
+    if (!this.counter.ready) return this.fallback.peekBucket(caller, quota, bucketKey, nowMs);
+    const windows = windowsAt(nowMs);
+    const limits = this.limits.limitsOf(caller.plan, quota);
+    return this.counter.peek(bucketKey, windows).then(
+      ([dayUsed, monthUsed]) => usageHeaders(limits, windows, nowMs, dayUsed, monthUsed),
+      () => this.fallback.peekBucket(caller, quota, bucketKey, nowMs),
+    );
+  }
+
   private viaRedis(caller: Caller, quota: PlanQuota, bucketKey: string, nowMs: number): Promise<QuotaDecision> {
     const windows = windowsAt(nowMs);
-    const limits: BucketLimits = { plan: caller.plan, daily: quota.daily, monthly: quota.monthly };
+    const limits = this.limits.limitsOf(caller.plan, quota);
     const upgradeUrl = this.policy.upgradeUrl;
     return this.counter.consume(bucketKey, windows, quota.daily, quota.monthly).then(
       ([outcome, dayUsed, monthUsed]) => decide(outcome, limits, windows, nowMs, dayUsed, monthUsed, caller.tierName, upgradeUrl),
@@ -81,7 +95,6 @@ export class RedisQuotaGate {
   }
 
   private fallBack(caller: Caller, quota: PlanQuota, bucketKey: string, nowMs: number, reason: string): QuotaDecision {
-    this.fallbackDecisions++;
     this.degraded = true;
     this.outageLog.write(
       `quota: Redis at ${this.describeRedis} unavailable (${reason}); answering from this replica's counters at 1/${this.replicas} of each quota until it is back`,

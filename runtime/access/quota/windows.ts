@@ -60,10 +60,16 @@ export interface QuotaWindows {
   monthResetMs: number;
 }
 
+// Requests of one day share one windows object: computing it (a Date per call) costs more than
+// the counting itself. Callers treat it as read-only.
+let cached: QuotaWindows & { dayStartMs: number } = { dayId: 0, monthId: 0, dayResetMs: 0, monthResetMs: 0, dayStartMs: 1 };
+
 export function windowsAt(ms: number): QuotaWindows {
+  if (ms >= cached.dayStartMs && ms < cached.dayResetMs) return cached;
   const dayId = dayIdOf(ms);
   const monthId = monthIdOf(ms);
-  return { dayId, monthId, dayResetMs: dayStartMs(dayId + 1), monthResetMs: monthStartMs(monthId + 1) };
+  cached = { dayId, monthId, dayResetMs: dayStartMs(dayId + 1), monthResetMs: monthStartMs(monthId + 1), dayStartMs: dayStartMs(dayId) };
+  return cached;
 }
 
 /** Whole seconds from `ms` until `resetMs`, rounded up and at least 1 (Retry-After, RateLimit t). */

@@ -152,7 +152,12 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
 
   const [rowStart, rowEnd] = rows.span;
   const trigram = indexes.trigram;
-  const { docs, scores } = trigram.search(query.q, AUTOCOMPLETE_FUZZY_THRESHOLD, { rowStart, rowEnd });
+  // The limit-th best trigram row bounds what can still enter the page: of the `limit` rows
+  // scoring at least as much, at most prefixRows.length are taken already, so the index's top-k
+  // cut (ties included) loses nothing.
+  const { docs, scores } = rows.isOneRange
+    ? trigram.searchTop(query.q, AUTOCOMPLETE_FUZZY_THRESHOLD, query.limit, { rowStart, rowEnd })
+    : trigram.search(query.q, AUTOCOMPLETE_FUZZY_THRESHOLD, { rowStart, rowEnd });
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i]!;
     consider(trigram.docRow(doc), scores[i]!, trigram.docField(doc) === TRIGRAM_FIELD_NATIVE ? FIELD_RANK.native : FIELD_RANK.name);

@@ -1,6 +1,7 @@
 // Fuzzy search: pg_trgm similarity() of q with each row's English and native name, the higher
-// wins; rows reaching the threshold ranked by FUZZY_RULES. The trigram index returns every
-// matching (row, field) document with its exact score; ranking reads typed arrays only.
+// wins; rows reaching the threshold ranked by FUZZY_RULES. The trigram index returns the matching
+// (row, field) documents that can rank among the first `limit` rows, with their exact scores;
+// ranking reads typed arrays only.
 import { TRIGRAM_FIELD_NATIVE } from '../../indexes/trigram-index.js';
 import type { EntityIndexes } from './context.js';
 import { comparatorOf, FUZZY_RULES, TopK, type ScoredCandidate } from './ranking.js';
@@ -48,7 +49,11 @@ function scratchFor(indexes: EntityIndexes): Scratch {
 export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit[] {
   if (query.rows.isEmpty) return [];
   const [rowStart, rowEnd] = query.rows.span;
-  const { docs, scores } = indexes.trigram.search(query.q, query.threshold, { rowStart, rowEnd });
+  // Rows rank by their best doc's score first, so the index's top-k cut (every doc scoring at
+  // least the limit-th best row, ties included) holds the answer; it needs the rows to be one range.
+  const { docs, scores } = query.rows.isOneRange && query.limit >= 1
+    ? indexes.trigram.searchTop(query.q, query.threshold, query.limit, { rowStart, rowEnd })
+    : indexes.trigram.search(query.q, query.threshold, { rowStart, rowEnd });
   if (docs.length === 0) return [];
 
   const trigram = indexes.trigram;

@@ -2,6 +2,8 @@
 // cities, a state's cities and a country's states contiguous (runtime/store/types.ts), so the
 // country and state filters are ranges and the trigram search can be cut to them.
 
+const everyRow = new Map<number, RowRanges>();
+
 export class RowRanges {
   /** [start0, end0, start1, end1, …], ascending, non-overlapping, no empty range. */
   private readonly bounds: Int32Array;
@@ -15,7 +17,10 @@ export class RowRanges {
   }
 
   static all(rowCount: number): RowRanges {
-    return new RowRanges([[0, rowCount]], true);
+    // Immutable, so one per row count serves every request.
+    let all = everyRow.get(rowCount);
+    if (!all) everyRow.set(rowCount, (all = new RowRanges([[0, rowCount]], true)));
+    return all;
   }
 
   static none(): RowRanges {
@@ -24,6 +29,11 @@ export class RowRanges {
 
   get isEmpty(): boolean {
     return this.bounds.length === 0;
+  }
+
+  /** True when the allowed rows are one range (= span): a search cut to the span needs no has(). */
+  get isOneRange(): boolean {
+    return this.bounds.length === 2;
   }
 
   /** The smallest range holding every allowed row ([0, 0) when none). */

@@ -1,8 +1,9 @@
-// Prepared bodies for the large default lists (countries, states of a country, cities of a state
-// or country, all states): serialised once per (operation, path, tier, translations flag) and
-// kept as UTF-8 bytes, with gzip and brotli variants compressed on first demand. Requests with
-// fields/sort/q/locale never come here. Bounded: least recently used entries are dropped once the
-// bytes held (body + variants) exceed the budget (default 64 MiB, GEOAPI_BODY_MEMO_MB).
+// Prepared bodies for the default lists (countries, states of a country, cities of a state or
+// country, all states …) and details (country, state): serialised once per (operation, path,
+// projection — which encodes tier and translations flag) and kept as UTF-8 bytes, with gzip and
+// brotli variants compressed on first demand. Requests with fields/sort/q/locale never come here.
+// Bounded: once the bytes held (body + variants) exceed the budget (default 64 MiB,
+// GEOAPI_BODY_MEMO_MB), the least recently used entries are dropped down to 7/8 of it.
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Store } from '../../store/types.js';
 import type { RequestContext, Reply } from '../types.js';
@@ -16,11 +17,17 @@ interface Entry {
   body: Uint8Array;
   gzip?: Uint8Array;
   br?: Uint8Array;
+  /** Memo clock at the last use: a hit only writes this (no Map reordering per request). */
+  usedAt: number;
 }
+
+/** An eviction frees down to this share of the budget, so that a full memo does not sort on every insert. */
+const EVICT_TO = 7 / 8;
 
 export class BodyMemo {
   private readonly entries = new Map<string, Entry>();
   private heldBytes = 0;
+  private clock = 0;
 
   constructor(readonly budgetBytes: number = DEFAULT_BUDGET_BYTES) {}
 
@@ -32,15 +39,14 @@ export class BodyMemo {
     return this.heldBytes;
   }
 
-  /** The entry for `key`, built by `serialise` on a miss; refreshed as most recently used. */
+  /** The entry for `key`, built by `serialise` on a miss; marked as most recently used. */
   entry(key: string, serialise: () => string): Entry {
     let entry = this.entries.get(key);
     if (entry) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
+      entry.usedAt = ++this.clock;
       return entry;
     }
-    entry = { body: Buffer.from(serialise(), 'utf8') };
+    entry = { body: Buffer.from(serialise(), 'utf8'), usedAt: ++this.clock };
     this.entries.set(key, entry);
     this.grow(entry.body.byteLength);
     return entry;
@@ -72,10 +78,14 @@ export class BodyMemo {
 
   private grow(bytes: number): void {
     this.heldBytes += bytes;
-    // Evict the least recently used, but never the entry just touched (the last one).
-    while (this.heldBytes > this.budgetBytes && this.entries.size > 1) {
-      const [oldestKey, oldest] = this.entries.entries().next().value as [string, Entry];
-      this.entries.delete(oldestKey);
+    if (this.heldBytes <= this.budgetBytes || this.entries.size <= 1) return;
+    // Evict the least recently used, but never the entry just touched (the most recent one).
+    const byAge = [...this.entries].sort((a, b) => a[1].usedAt - b[1].usedAt);
+    byAge.pop();
+    const target = this.budgetBytes * EVICT_TO;
+    for (const [key, oldest] of byAge) {
+      if (this.heldBytes <= target) break;
+      this.entries.delete(key);
       this.heldBytes -= oldest.body.byteLength + (oldest.gzip?.byteLength ?? 0) + (oldest.br?.byteLength ?? 0);
     }
   }
@@ -97,5 +107,7 @@ export function bodyMemo(store: Store): BodyMemo {
 export function memoizedReply(ctx: RequestContext, key: string, serialise: () => string, headers: Record<string, string>): Reply {
   const memo = bodyMemo(ctx.store);
   const entry = memo.entry(key, serialise);
+  // Small bodies (details) never get variants: skip the header lookup and the spread.
+  if (entry.body.byteLength < COMPRESS_MIN_BYTES) return { status: 200, body: entry.body, headers };
   return { status: 200, body: entry.body, headers, ...memo.variants(entry, ctx.header('accept-encoding')) };
 }

@@ -16,8 +16,23 @@ export const NO_STORE = 'no-store';
 /** Data-version answers change with each deployed snapshot. */
 export const CACHE_SHORT = 'private, max-age=60';
 
+const cacheHeaders = new Map<string, Readonly<Record<string, string>>>();
+
+/**
+ * `{'Cache-Control': value}`, one frozen object per value: replies share it instead of allocating
+ * headers per request (the HTTP layer only reads them, and checks a frozen object's names once).
+ */
+export function cacheControlHeaders(cacheControl: string): Record<string, string> {
+  let headers = cacheHeaders.get(cacheControl);
+  if (headers === undefined) {
+    headers = Object.freeze({ 'Cache-Control': cacheControl });
+    cacheHeaders.set(cacheControl, headers);
+  }
+  return headers as Record<string, string>;
+}
+
 export function jsonReply(body: string, cacheControl: string, status = 200): Reply {
-  return { status, body, headers: { 'Cache-Control': cacheControl } };
+  return { status, body, headers: cacheControlHeaders(cacheControl) };
 }
 
 export function notFound(message: string): ApiError {
@@ -39,7 +54,7 @@ interface Nameable {
 }
 
 export interface ListSpec<R extends Nameable> {
-  /** Memo key of the default body: `${operation}|${path key}`; the projection is appended. */
+  /** Memo key of the default body: `${operation}|${path key}`; the projection's id is appended. */
   memoKey: string;
   set: EntityFields;
   tier: Tier;
@@ -73,11 +88,11 @@ export function withLocale<R extends Nameable>(record: R, projection: Projection
  */
 export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>): Reply {
   const projection = projectionOf(spec.set, spec.tier, spec.params);
-  const headers = { 'Cache-Control': spec.cacheControl };
+  const headers = cacheControlHeaders(spec.cacheControl);
   if (spec.params.plain) {
     return memoizedReply(
       ctx,
-      `${spec.memoKey}|${projection.names.join(',')}`,
+      `${spec.memoKey}|${projection.id}`,
       () => serializeList(projection, spec.count, (i) => spec.record(spec.rowAt(i))),
       headers,
     );

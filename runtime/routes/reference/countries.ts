@@ -4,7 +4,7 @@ import { resolveCountryRow } from '../../engine/countries.js';
 import { listParams } from '../params.js';
 import type { Operation } from '../types.js';
 import { memoizedReply } from './body-memo.js';
-import { CACHE_DAY, jsonReply, listReply, notFound, projectionOf, withLocale } from './common.js';
+import { CACHE_DAY, cacheControlHeaders, jsonReply, listReply, notFound, projectionOf, withLocale } from './common.js';
 
 export const countriesList: Operation = {
   name: 'countriesList',
@@ -40,7 +40,7 @@ export const countryDetail: Operation = {
     const projection = projectionOf(COUNTRY_FIELDS, tier, params);
     const serialise = () => serializeObject(projection, withLocale(ctx.store.countries.record(row), projection, params.locale));
     // Plain requests (the common case) are answered from bytes prepared once per (row, projection).
-    if (params.plain) return memoizedReply(ctx, `countryDetail|${row}|${projection.names.join(',')}`, serialise, { 'Cache-Control': CACHE_DAY });
+    if (params.plain) return memoizedReply(ctx, `countryDetail|${row}|${projection.id}`, serialise, cacheControlHeaders(CACHE_DAY));
     return jsonReply(serialise(), CACHE_DAY);
   },
 };

@@ -2,7 +2,7 @@
 // The dial-code-by-country operation answers errors in shape B, the others in shape A.
 import { resolveCountryRow } from '../../engine/countries.js';
 import { PHONE_FIELDS, PHONE_PARSE_FIELDS, serializeList, serializeObject } from '../../engine/fields.js';
-import { parsePhoneDigits, phoneEntries, phoneEntriesByCode, phoneEntryOfRow } from '../../engine/phone.js';
+import { matchPhoneDigits, parsedPhoneJson, phoneEntries, phoneEntriesByCode, phoneEntryOfRow } from '../../engine/phone.js';
 import { sortObjects } from '../../engine/sort.js';
 import { listParams } from '../params.js';
 import { ApiError, type Operation } from '../types.js';
@@ -37,6 +37,11 @@ export const phoneList: Operation = {
 
 // Separators a person may type inside a number; they are dropped before counting digits.
 const SEPARATORS_RE = /[\s\-.()]/g;
+const DIGITS_RE = /^\d{5,15}$/;
+const LEADING_SPACE_RE = /^\s/;
+// The answer depends on the number: never stored by any cache.
+const INDEX_HIT_HEADERS: Record<string, string> = Object.freeze({ 'Cache-Control': NO_STORE, 'X-Parse-Index-Cache': 'HIT' });
+const INDEX_MISS_HEADERS: Record<string, string> = Object.freeze({ 'Cache-Control': NO_STORE, 'X-Parse-Index-Cache': 'MISS' });
 
 export const phoneParse: Operation = {
   name: 'phoneParse',
@@ -47,13 +52,20 @@ export const phoneParse: Operation = {
     const raw = ctx.query.get('number');
     if (raw === undefined || raw.trim() === '') throw new ApiError(400, 'Missing required query parameter: number');
     // `+` decoded as a space by a client that did not encode it: accept the leading space(s).
-    const text = raw.startsWith('+') ? raw.slice(1) : /^\s/.test(raw) ? raw.trimStart().replace(/^\+/, '') : null;
+    const text = raw.startsWith('+') ? raw.slice(1) : LEADING_SPACE_RE.test(raw) ? raw.trimStart().replace(/^\+/, '') : null;
     if (text === null) throw new ApiError(400, 'Phone number must be in E.164 format starting with + (e.g., +14155552671).');
-    const digits = text.replace(SEPARATORS_RE, '');
-    if (!/^\d{5,15}$/.test(digits)) throw new ApiError(400, 'Invalid phone number. Must contain 5-15 digits after the +.');
-    const { parsed, indexHit } = parsePhoneDigits(ctx.store, digits, ctx.now);
-    const headers = { 'Cache-Control': NO_STORE, 'X-Parse-Index-Cache': indexHit ? 'HIT' : 'MISS' };
-    if (!parsed) throw new ApiError(404, 'Could not identify a country for the given phone number.');
+    let digits = text;
+    if (!DIGITS_RE.test(digits)) {
+      digits = text.replace(SEPARATORS_RE, '');
+      if (!DIGITS_RE.test(digits)) throw new ApiError(400, 'Invalid phone number. Must contain 5-15 digits after the +.');
+    }
+    const match = matchPhoneDigits(ctx.store, digits, ctx.now.getTime());
+    if (match.row < 0) throw new ApiError(404, 'Could not identify a country for the given phone number.');
+    const headers = match.indexHit ? INDEX_HIT_HEADERS : INDEX_MISS_HEADERS;
+    // Without `fields` the shape is fixed: the prepared country prefix plus the number's two fields.
+    if (params.fields === null) return { status: 200, body: parsedPhoneJson(ctx.store, match, digits), headers };
+    const entry = phoneEntryOfRow(ctx.store, match.row)!;
+    const parsed = { ...entry, national_number: digits.slice(match.callingCodeLength), e164: `+${digits}` };
     return { status: 200, body: serializeObject(projectionOf(PHONE_PARSE_FIELDS, 'basic', params), parsed), headers };
   },
 };

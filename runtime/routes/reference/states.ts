@@ -4,7 +4,7 @@ import { STATE_FIELDS, serializeObject } from '../../engine/fields.js';
 import { stateRowInCountry } from '../../engine/states.js';
 import { listParams } from '../params.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, jsonReply, listReply, notFound, projectionOf } from './common.js';
+import { CACHE_DAY, cacheControlHeaders, jsonReply, listReply, notFound, projectionOf } from './common.js';
 import { memoizedReply } from './body-memo.js';
 
 export const statesAll: Operation = {
@@ -68,7 +68,7 @@ export const stateDetail: Operation = {
     if (row < 0) throw notFound('No State/Region found.');
     const projection = projectionOf(STATE_FIELDS, tier, params);
     const serialise = () => serializeObject(projection, ctx.store.states.record(row));
-    if (params.plain) return memoizedReply(ctx, `stateDetail|${row}|${projection.names.join(',')}`, serialise, { 'Cache-Control': CACHE_DAY });
+    if (params.plain) return memoizedReply(ctx, `stateDetail|${row}|${projection.id}`, serialise, cacheControlHeaders(CACHE_DAY));
     return jsonReply(serialise(), CACHE_DAY);
   },
 };

@@ -1,0 +1,169 @@
+// Server processes for the report: spawn, time spawn → first 200, read resident memory, stop.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Reply {
+  status: number;
+  body: string;
+}
+
+/** One GET on a fresh connection. */
+export function get(url: string, key: string, timeoutMs = 30_000): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers: { 'X-GEOAPI-KEY': key }, agent: false, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+  });
+}
+
+export interface RunningServer {
+  name: string;
+  url: string;
+  port: number;
+  child: ChildProcess;
+  /** spawn → first 200 on `probePath`, ms. */
+  startupMs: number;
+  output(): string;
+}
+
+/**
+ * Spawns `node args…` listening on `port`, then polls `probePath` every 10 ms until it answers
+ * 200: the time from spawn to that answer is the startup time a user waits for.
+ */
+export async function startServer(name: string, args: string[], port: number, probePath: string, key: string, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let exited: string | null = null;
+  child.once('exit', (code, signal) => (exited = `${code ?? signal}`));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = started + 300_000;
+  for (;;) {
+    if (exited !== null) throw new Error(`${name} exited (${exited}) before answering:\n${output}`);
+    try {
+      const reply = await get(`${url}${probePath}`, key, 5_000);
+      if (reply.status === 200) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (performance.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not answer ${probePath} with 200 within 300 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { name, url, port, child, startupMs: performance.now() - started, output: () => output };
+}
+
+export function stopServer(server: RunningServer): Promise<void> {
+  return new Promise((resolve) => {
+    const child = server.child;
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function statusField(pid: number, field: string): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** `pid` and its descendants (node:cluster workers are child processes). */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const tree: number[] = [];
+  const walk = (p: number): void => {
+    tree.push(p);
+    for (const child of children.get(p) ?? []) walk(child);
+  };
+  walk(pid);
+  return tree;
+}
+
+/** Sum of VmRSS (bytes) over `pid` and its descendants. */
+export function treeRssBytes(pid: number): number {
+  return processTree(pid).reduce((sum, p) => sum + statusField(p, 'VmRSS'), 0);
+}
+
+/**
+ * Sum of proportional set sizes (bytes): pages shared by several processes (PostgreSQL's shared
+ * buffers, mapped by every backend) count once in total instead of once per process.
+ */
+export function pssBytes(pids: number[]): number {
+  let sum = 0;
+  for (const pid of pids) {
+    try {
+      const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+      if (match) sum += Number(match[1]) * 1024;
+    } catch {
+      // Gone, or not readable.
+    }
+  }
+  return sum;
+}
+
+/** CPU time (user + system, seconds) used so far by the given processes (all their threads). */
+export function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime are fields 14 and 15 of stat, i.e. 12 and 13 after the command name.
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return ticks / 100; // USER_HZ is 100 on Linux
+}
+
+/** Busy CPU time of the whole machine (seconds, every core): /proc/stat minus idle and iowait. */
+export function machineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+  const [, ...values] = line.trim().split(/\s+/);
+  const ticks = values.map(Number);
+  const total = ticks.slice(0, 8).reduce((sum, n) => sum + n, 0); // user … steal (guest is inside user)
+  return (total - ticks[3]! - ticks[4]!) / 100;
+}

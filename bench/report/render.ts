@@ -1,0 +1,356 @@
+// Turns the runner's measurements into bench/REPORT.md: targets first, then the tables, the
+// analysis of what limits the results, and how to rerun.
+import { MIX_WEIGHTS, OPERATION_LABELS, OPERATIONS, SEARCH_OPERATIONS, type Operation } from './workload.js';
+import type { ReportData, RunStats, SystemName, WorkloadName, WorkloadResult } from './runner.js';
+
+export const TARGETS = {
+  mixVsPostgres: 10,
+  mixVsNaive: 5,
+  p99Ms: 5,
+  startupMs: 1000,
+} as const;
+
+/** Headings every report has (the smoke test checks them). */
+export const SECTIONS = [
+  '## Targets',
+  '## Machine',
+  '## Systems compared',
+  '## Throughput at saturation',
+  '## Latency at a fixed rate (half of geoapi’s peak)',
+  '## Startup and memory',
+  '## Growth with the data',
+  '## Answer parity',
+  '## What limits the results',
+  '## How to rerun',
+  '## Method',
+] as const;
+
+const SYSTEM_LABELS: Record<SystemName, string> = { geoapi: 'geoapi', postgres: 'PostgreSQL', naive: 'naive' };
+
+const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+const ms = (n: number | undefined | null): string => (n === undefined || n === null || Number.isNaN(n) ? '–' : n >= 100 ? int(n) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const mib = (n: number): string => `${int(n / 1024 ** 2)} MiB`;
+const bytes = (n: number): string => (n >= 10 * 1024 ? `${int(n / 1024)} KiB` : `${int(n)} B`);
+const ratio = (a: number | undefined, b: number | undefined): string => (a === undefined || b === undefined || !(b > 0) ? '–' : `${a / b >= 100 ? int(a / b) : (a / b).toFixed(1)}×`);
+const label = (name: WorkloadName): string => (name === 'mix' ? '**mix**' : OPERATION_LABELS[name]);
+const rps = (stats: RunStats | undefined): number | undefined => stats?.saturation.requestsPerSecond;
+
+function table(header: string[], rows: string[][], align: ('l' | 'r')[] = header.map((_, i) => (i === 0 ? 'l' : 'r'))): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(align.map((a) => (a === 'l' ? '---' : '---:'))), ...rows.map(line)].join('\n');
+}
+
+/** Non-2xx answers and socket errors of one system's runs of one workload ('–' when not run). */
+function runErrors(stats: RunStats | undefined): string {
+  if (!stats) return '–';
+  return String(stats.saturation.non2xx + stats.saturation.errors + (stats.fixed ? stats.fixed.non2xx + stats.fixed.errors : 0));
+}
+
+function errorCount(data: ReportData, system: SystemName): number {
+  let total = 0;
+  for (const result of data.results) {
+    const stats = result.bySystem[system];
+    if (!stats) continue;
+    total += stats.saturation.non2xx + stats.saturation.errors;
+    if (stats.fixed) total += stats.fixed.non2xx + stats.fixed.errors;
+  }
+  for (const point of data.growth) for (const op of SEARCH_OPERATIONS) {
+    const run = point.bySystem[system]?.[op];
+    if (run) total += run.non2xx + run.errors;
+  }
+  return total;
+}
+
+interface TargetCheck {
+  target: string;
+  result: string;
+  met: boolean | null;
+}
+
+function targetChecks(data: ReportData): TargetCheck[] {
+  const mix = data.results.find((r) => r.name === 'mix')!;
+  const geoapi = rps(mix.bySystem.geoapi)!;
+  const checks: TargetCheck[] = [];
+  const versus = (system: SystemName, factor: number): TargetCheck => {
+    const other = rps(mix.bySystem[system]);
+    const target = `geoapi ≥ ${factor}× ${SYSTEM_LABELS[system]}’s requests/s on the mix`;
+    if (other === undefined) return { target, result: `not measured (${data.postgresSkipped ?? 'unavailable'})`, met: null };
+    return { target, result: `${ratio(geoapi, other)} (${int(geoapi)} vs ${int(other)} req/s)`, met: geoapi / other >= factor };
+  };
+  checks.push(versus('postgres', TARGETS.mixVsPostgres), versus('naive', TARGETS.mixVsNaive));
+  const p99s = data.results.map((r) => ({ name: r.name, p99: r.bySystem.geoapi?.fixed?.p99 ?? NaN }));
+  const over = p99s.filter((r) => !(r.p99 <= TARGETS.p99Ms));
+  const worst = p99s.reduce((a, b) => (b.p99 > a.p99 || Number.isNaN(b.p99) ? b : a));
+  checks.push({
+    target: `geoapi p99 ≤ ${TARGETS.p99Ms} ms at half its peak, every operation and the mix`,
+    result: over.length === 0
+      ? `worst ${ms(worst.p99)} ms (${label(worst.name)})`
+      : `${over.length} of ${p99s.length} above: ${over.map((r) => `${label(r.name)} ${ms(r.p99)} ms`).join(', ')}`,
+    met: over.length === 0,
+  });
+  const startup = data.summaries.find((s) => s.name === 'geoapi')!.startupMs;
+  checks.push({ target: `geoapi startup to first answer ≤ ${TARGETS.startupMs / 1000} s (full dataset)`, result: `${int(startup)} ms`, met: startup <= TARGETS.startupMs });
+  return checks;
+}
+
+const status = (met: boolean | null): string => (met === null ? 'not measured' : met ? '**met**' : '**not met**');
+
+function throughputTable(data: ReportData): string {
+  const systems = data.systems;
+  const header = ['operation', ...systems.map((s) => `${SYSTEM_LABELS[s]} req/s`), ...systems.filter((s) => s !== 'geoapi').map((s) => `geoapi ÷ ${SYSTEM_LABELS[s]}`), `server CPU cores (${systems.map((s) => SYSTEM_LABELS[s][0]).join(' / ')})`, `errors (${systems.map((s) => SYSTEM_LABELS[s][0]).join(' / ')})`];
+  const rows = data.results.map((result) => [
+    label(result.name),
+    ...systems.map((s) => (rps(result.bySystem[s]) === undefined ? '–' : int(rps(result.bySystem[s])!))),
+    ...systems.filter((s) => s !== 'geoapi').map((s) => ratio(rps(result.bySystem.geoapi), rps(result.bySystem[s]))),
+    systems.map((s) => result.bySystem[s]?.serverCores.toFixed(1) ?? '–').join(' / '),
+    systems.map((s) => runErrors(result.bySystem[s])).join(' / '),
+  ]);
+  return table(header, rows);
+}
+
+function latencyCell(stats: RunStats | undefined): string {
+  if (!stats) return '–';
+  if (!stats.fixed) return `saturates (${stats.fixedSkipped ?? 'not run'})`;
+  const f = stats.fixed;
+  const due = (f.targetRate ?? 0) * f.seconds;
+  const behind = f.unsent > 0.01 * due || f.requestsPerSecond < 0.97 * (f.targetRate ?? 0) ? ` (fell behind: ${int(f.requestsPerSecond)} req/s)` : '';
+  return `${ms(f.p50)} / ${ms(f.p99)} / ${ms(f.p999)}${behind}`;
+}
+
+function latencyTable(data: ReportData): string {
+  const header = ['operation', 'rate req/s', ...data.systems.map((s) => `${SYSTEM_LABELS[s]} p50 / p99 / p99.9 ms`)];
+  const rows = data.results.map((result) => [label(result.name), int(result.targetRate), ...data.systems.map((s) => latencyCell(result.bySystem[s]))]);
+  return table(header, rows);
+}
+
+function saturationLatencyTable(data: ReportData): string {
+  const header = ['operation', ...data.systems.map((s) => `${SYSTEM_LABELS[s]} p50 / p99 ms`)];
+  const rows = data.results.map((result) => [
+    label(result.name),
+    ...data.systems.map((s) => {
+      const sat = result.bySystem[s]?.saturation;
+      return sat ? `${ms(sat.p50)} / ${ms(sat.p99)}` : '–';
+    }),
+  ]);
+  return table(header, rows);
+}
+
+function startupTable(data: ReportData): string {
+  const rows = data.summaries.map((summary) => {
+    const note =
+      summary.name === 'geoapi'
+        ? `${data.smoke ? 'one start' : 'median of 3 starts'}; snapshot ${mib(data.setup.snapshotBytes)} on disk${data.setup.snapshotBuildMs !== null ? `, built in ${(data.setup.snapshotBuildMs / 1000).toFixed(1)} s` : ''}`
+        : summary.name === 'postgres'
+          ? `Node server only, the database already running (cluster start ${ms(data.setup.postgresStartMs)} ms; load + index ${((data.setup.postgresLoadMs ?? 0) / 1000).toFixed(1)} s); plus PostgreSQL’s processes ${summary.databasePss === null ? '–' : mib(summary.databasePss)} (PSS)`
+          : `parses every raw JSON file in each of ${data.options.workers} worker processes`;
+    return [SYSTEM_LABELS[summary.name], `${int(summary.startupMs)} ms`, mib(summary.rssAfterStart), mib(summary.rssAfterLoad), note];
+  });
+  return table(['system', 'spawn → first 200', 'RSS after start', 'RSS after the load runs', 'notes'], rows, ['l', 'r', 'r', 'r', 'l']);
+}
+
+function growthTable(data: ReportData): string {
+  const header = ['operation', 'cities', ...data.systems.map((s) => `${SYSTEM_LABELS[s]} req/s`), ...data.systems.filter((s) => s !== 'geoapi').map((s) => `geoapi ÷ ${SYSTEM_LABELS[s]}`)];
+  const rows: string[][] = [];
+  for (const op of SEARCH_OPERATIONS) {
+    for (const point of data.growth) {
+      const at = (s: SystemName) => point.bySystem[s]?.[op]?.requestsPerSecond;
+      rows.push([
+        `${OPERATION_LABELS[op]} (${point.percent} %)`,
+        int(point.cities),
+        ...data.systems.map((s) => (at(s) === undefined ? '–' : int(at(s)!))),
+        ...data.systems.filter((s) => s !== 'geoapi').map((s) => ratio(at('geoapi'), at(s))),
+      ]);
+    }
+  }
+  return table(header, rows);
+}
+
+function growthSummary(data: ReportData): string {
+  const first = data.growth[0];
+  const last = data.growth[data.growth.length - 1];
+  if (!first || !last || first === last) return '';
+  const lines = SEARCH_OPERATIONS.map((op) => {
+    const parts = data.systems.map((s) => {
+      const a = first.bySystem[s]?.[op]?.requestsPerSecond;
+      const b = last.bySystem[s]?.[op]?.requestsPerSecond;
+      return a && b ? `${SYSTEM_LABELS[s]} keeps ${int((100 * b) / a)} %` : `${SYSTEM_LABELS[s]} –`;
+    });
+    return `- ${OPERATION_LABELS[op]}: ${parts.join(', ')} of its ${first.percent} % throughput at ${last.percent} % (${(last.cities / first.cities).toFixed(1)}× the cities).`;
+  });
+  return lines.join('\n');
+}
+
+function parityTable(data: ReportData): string {
+  const baselines = data.systems.filter((s): s is Exclude<SystemName, 'geoapi'> => s !== 'geoapi');
+  const rows = OPERATIONS.map((op) => {
+    const cells = baselines.map((s) => {
+      const p = data.parity.find((r) => r.name === op && r.system === s);
+      return p ? `${p.same}/${p.sampled} (shape ${p.sameShape}/${p.sampled})` : '–';
+    });
+    const example = baselines.map((s) => data.parity.find((r) => r.name === op && r.system === s)?.example).find((e) => e);
+    return [OPERATION_LABELS[op], ...cells, example ? `\`${example.replace(/\|/g, '\\|').replace(/`/g, "'")}\`` : ''];
+  });
+  return table(['operation', ...baselines.map((s) => `${SYSTEM_LABELS[s]}: same JSON as geoapi`), 'first difference'], rows, ['l', ...baselines.map(() => 'r' as const), 'l']);
+}
+
+/** Facts behind each unmet target, from the measurements themselves. */
+function limits(data: ReportData, checks: TargetCheck[]): string[] {
+  const out: string[] = [];
+  const mix = data.results.find((r) => r.name === 'mix')!;
+  const g = mix.bySystem.geoapi!;
+  const shares = OPERATIONS.map((op) => {
+    const r = data.results.find((x) => x.name === op)!;
+    const perRequestMs = 1000 / (rps(r.bySystem.geoapi) ?? NaN);
+    return { op, weight: MIX_WEIGHTS[op], costShare: MIX_WEIGHTS[op] * perRequestMs };
+  });
+  const totalCost = shares.reduce((sum, s) => sum + s.costShare, 0);
+  const heaviest = [...shares].sort((a, b) => b.costShare - a.costShare).slice(0, 3);
+  out.push(
+    `**The CPU is shared.** During geoapi’s mix run the server used ${g.serverCores.toFixed(1)} of ${data.machine.cores} cores and the whole machine ${g.machineCores.toFixed(1)}: ` +
+      `the rest went to the load generator (${data.driver === 'wrk' ? 'wrk, one thread' : 'the Node generator'}) and anything else running. geoapi’s absolute requests/s are bounded by the cores it gets, ` +
+      `which is why the ratios, not the absolute numbers, are what this report compares.`,
+  );
+  out.push(
+    `**Where geoapi’s mix time goes** (share of the mix’s server time, from each operation’s own peak and its weight): ` +
+      heaviest.map((s) => `${OPERATION_LABELS[s.op]} ${int((100 * s.costShare) / totalCost)} % (${s.weight} % of the requests)`).join(', ') +
+      '. Faster answers to these move the mix most.',
+  );
+  for (const check of checks) {
+    if (check.met !== false) continue;
+    if (check.target.includes('p99')) {
+      const slow = data.results.filter((r) => (r.bySystem.geoapi?.fixed?.p99 ?? 0) > TARGETS.p99Ms);
+      const described = slow.map((r) => {
+        const f = r.bySystem.geoapi!.fixed!;
+        const size = r.name === 'mix' ? null : data.responseBytes[r.name as Operation];
+        return `${label(r.name)} ${ms(f.p50)} / ${ms(f.p99)} ms at ${int(r.targetRate)} req/s${size ? ` (answers ${bytes(size.mean)} on average, up to ${bytes(size.max)})` : ''}`;
+      });
+      const cores = slow.map((r) => r.bySystem.geoapi!.machineCores);
+      out.push(
+        `**Tail latency** (p50 / p99): ${described.join('; ')}. ` +
+          `The medians stay far below the p99s: the tail is made of stalls, not of slow answers. At half of geoapi’s peak the load generator and the server still share ${data.machine.cores} cores ` +
+          `(the machine was ${Math.max(...cores).toFixed(1)} cores busy at the peak), so any pause of one — a garbage collection, a scheduler time slice given to the other process — ` +
+          'holds every request that arrives meanwhile; large answers (lists of cities, the country list) also take longer to write.',
+      );
+    } else if (check.target.startsWith('geoapi startup')) {
+      out.push(`**Startup** reads the whole snapshot (${mib(data.setup.snapshotBytes)}) into memory and starts ${data.options.workers} worker threads before the first answer.`);
+    } else {
+      const system: SystemName = check.target.includes('PostgreSQL') ? 'postgres' : 'naive';
+      const weakest = OPERATIONS.map((op) => {
+        const r = data.results.find((x) => x.name === op)!;
+        return { op, ratio: (rps(r.bySystem.geoapi) ?? 0) / (rps(r.bySystem[system]) ?? Infinity) };
+      }).sort((a, b) => a.ratio - b.ratio);
+      out.push(
+        `**Against ${SYSTEM_LABELS[system]}** the mix ratio is ${check.result}; the closest operations are ` +
+          weakest.slice(0, 3).map((w) => `${OPERATION_LABELS[w.op]} (${w.ratio.toFixed(1)}×)`).join(', ') +
+          ': answers that are large lists cost both servers mostly serialisation and transfer, where an index cannot help.',
+      );
+    }
+  }
+  return out;
+}
+
+export function renderReport(data: ReportData): string {
+  const checks = targetChecks(data);
+  const o = data.options;
+  const m = data.machine;
+  const minutes = (data.durationMs / 60_000).toFixed(1);
+  const errors = data.systems.map((s) => `${SYSTEM_LABELS[s]} ${errorCount(data, s)}`).join(', ');
+  const counts = data.datasetCounts;
+  const lines: string[] = [];
+  lines.push(
+    '# geoapi against what a user would run instead',
+    '',
+    `${data.smoke ? '**Smoke run** (fixture dataset, runs of a fraction of a second: checks that the benchmark works, measures nothing). ' : ''}` +
+      `Generated by \`${data.smoke ? 'node dist/bench/report/main.js --smoke' : 'npm run bench:report'}\` on ${data.startedAt.slice(0, 10)}; the run took ${minutes} min. ` +
+      `Dataset: ${counts.countries.toLocaleString('en-US')} countries, ${counts.states.toLocaleString('en-US')} states, ${counts.cities.toLocaleString('en-US')} cities, ${counts.postcodes.toLocaleString('en-US')} postcodes (\`${o.dataDir}\`).`,
+    '',
+    `> Absolute numbers come from a shared ${m.cores}-core machine on which the load generator competes with the server for the CPU; ` +
+      'the ratios between systems, measured in the same run with the systems interleaved, are what matter.',
+    '',
+    SECTIONS[0],
+    '',
+    table(['target', 'measured', 'status'], checks.map((c) => [c.target, c.result, status(c.met)]), ['l', 'l', 'l']),
+    '',
+    `Errors (non-2xx answers, socket errors, timeouts) over all measured runs: ${errors}.` + (data.errors.length > 0 ? ` Problems seen: ${data.errors.length} (listed under Method).` : ''),
+    '',
+    SECTIONS[1],
+    '',
+    `- CPU: ${m.cpuModel}, ${m.cores} cores (shared with the load generator and any other process)`,
+    `- RAM: ${m.ramGiB.toFixed(1)} GiB`,
+    `- Node ${m.node}; ${m.os}, Linux ${m.kernel}`,
+    `- Load generators, each in its own process: ${data.driver === 'wrk' ? `wrk ${m.wrk}, one thread (saturation)` : 'a Node closed-loop generator (saturation)'} and a Node open-loop generator (fixed rate)`,
+    `- PostgreSQL: ${data.postgresVersion ?? `not run: ${data.postgresSkipped}`}`,
+    `- Load average (1 / 5 / 15 min) at start: ${data.loadAverageBefore}; at end: ${data.loadAverageAfter}`,
+    '',
+    SECTIONS[2],
+    '',
+    `1. **geoapi**: \`geoapi serve\` (uWebSockets.js, ${o.workers} worker threads) on a snapshot built by \`geoapi build\` from the dataset. Every request is authenticated (X-GEOAPI-KEY, Business plan: Full tier), checked against the plan and counted against an in-memory quota (set high enough never to trip). Its response caches are on, as shipped; the request lists are larger than the search caches (2,048 entries), so searches mostly miss.`,
+    `2. **PostgreSQL**: a plain Node \`http\` server (${o.workers} processes, node:cluster; a node-postgres pool of 4 per process, named prepared statements) over PostgreSQL ${data.postgresVersion ?? '15'}: B-tree indexes for lookups and ordered lists, pg_trgm (\`%\` on GIN indexes, \`similarity()\`) for fuzzy search and the autocomplete fill, \`text_pattern_ops\` indexes for autocomplete prefixes, a GiST-indexed point with a bounding box plus the haversine formula for nearby. Tuned as a read-only reference database (shared_buffers 1 GB, JIT and parallel query off). The stack most teams would build first.`,
+    `3. **naive**: a plain Node \`http\` server (${o.workers} processes) that JSON.parses the raw dataset files at start and answers with Array.filter / sort / find per request: no index, no precomputed order, no cache. It does keep per record what a careful first version computes once (normalised name keys, trigram sets, numeric coordinates), so its searches are scans, not re-normalisations.`,
+    '',
+    'Both baselines answer the same requests with the same semantics and the same Full-tier JSON (checked under Answer parity); they do not check keys or plans, though every request carries one.',
+    '',
+    SECTIONS[3],
+    '',
+    `Requests per second with ${o.connections} keep-alive connections, ${o.seconds} s per operation per system${o.warmupSeconds > 0 && o.useWrk ? ` after ${o.warmupSeconds} s of unmeasured warm-up` : ''}. ` +
+      '“server CPU cores” is the CPU the server’s processes used during its run (PostgreSQL’s backends included); “errors” counts non-2xx answers and socket errors in the saturation and fixed-rate runs.',
+    '',
+    throughputTable(data),
+    '',
+    SECTIONS[4],
+    '',
+    `Open-loop load at half of geoapi’s peak for the operation, ${o.fixedSeconds} s per system${o.warmupSeconds > 0 ? ` after ${o.warmupSeconds} s at the same rate` : ''}. ` +
+      'Latency counts from when a request was due, not from when a busy connection could send it, so a stalled server is not hidden (no coordinated omission). ' +
+      'A system whose peak is below the rate is not run at it: it would only queue.',
+    '',
+    latencyTable(data),
+    '',
+    'Latency at saturation (the throughput runs above), for the systems that cannot sustain the fixed rate:',
+    '',
+    saturationLatencyTable(data),
+    '',
+    SECTIONS[5],
+    '',
+    startupTable(data),
+    '',
+    'Resident memory is VmRSS from /proc summed over the server’s processes (geoapi: one process, its worker threads share the snapshot; the baselines: the cluster primary and its workers).',
+    '',
+    SECTIONS[6],
+    '',
+    `The three searches at saturation on ${data.growth.map((p) => `${p.percent} %`).join(', ')} of the cities (deterministic samples by id, each contained in the next; same queries at every size, drawn from the smallest sample), ${o.growthSeconds} s per run.`,
+    '',
+    growthTable(data),
+    '',
+    growthSummary(data),
+    '',
+    SECTIONS[7],
+    '',
+    `The first ${o.validationSample} requests of each operation, sent to every system; a baseline’s answer counts as the same when its JSON equals geoapi’s value for value (postcode cursors are opaque: only their presence is compared).`,
+    '',
+    parityTable(data),
+    '',
+    SECTIONS[8],
+    '',
+    ...limits(data, checks).map((line) => `- ${line}`),
+    '',
+    SECTIONS[9],
+    '',
+    '```sh',
+    'npm run bench:report            # full dataset (../shared/data/csc); writes bench/REPORT.md',
+    'node dist/bench/report/main.js --smoke --out /tmp/report.md   # fixture dataset, a few seconds',
+    '```',
+    '',
+    'Options: `--out <file>`, `--data <dataset dir>`, `--snapshot <dir>` (reuse a built snapshot of the same dataset), `--no-postgres`, `--seconds <s>` (saturation runs), `--fixed-seconds <s>`, `--growth-seconds <s>`, `--workers <n>`, `--node-loadgen` (no wrk). ' +
+      'PostgreSQL 15 is started as a throwaway cluster from the Debian `postgresql-15` binaries; wrk is the Debian `wrk` package (without it the Node generator measures saturation too).',
+    '',
+    SECTIONS[10],
+    '',
+    `- Workload (seed ${o.seed}): ${o.requestsPerOperation.toLocaleString('en-US')} requests per operation drawn from the dataset — states of random countries, cities of random states, country detail by alpha-2 or alpha-3, postcodes of random records (some in lower case) and first pages of postcode lists (plain, \`q\` = the first 2–3 characters of a code, or a \`state_code\`), autocomplete prefixes of 2 to 6 characters of random city names (half lower-cased), city names with one typo (fuzzy), points within ~5 km of random cities (nearby, default radius 25 km and limit 20), E.164 numbers of random countries (phone parse). Each run rotates through its list from the start.`,
+    `- The mix (${data.results.length > 0 ? int(o.mixSize) : 0} requests, shuffled): ${OPERATIONS.map((op) => `${OPERATION_LABELS[op]} ${MIX_WEIGHTS[op]} %`).join(', ')}.`,
+    `- Order: for each operation, every system’s saturation run, then every system’s fixed-rate run; the system that goes first rotates from one operation to the next.`,
+    `- Ratios divide geoapi’s requests/s by the baseline’s in the same run. “Startup” is spawn of the server process → first 200 on \`/v1/countries/{iso2}\`, polled every 10 ms.`,
+    ...(data.errors.length > 0 ? ['', 'Problems seen during the run:', '', ...data.errors.slice(0, 20).map((e) => `- ${e}`)] : []),
+    '',
+  );
+  return lines.join('\n');
+}

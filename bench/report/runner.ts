@@ -1,0 +1,401 @@
+// Runs the whole comparison in one go: builds geoapi snapshots and loads PostgreSQL from the same
+// dataset, starts the three servers, checks that the baselines answer like geoapi, then drives
+// every operation and the mix (saturation, then a fixed rate of half geoapi's peak) and the
+// growth benchmark, interleaving the systems so that machine noise hits them alike.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { addKey, newKeyFile, writeKeyFile } from '../../runtime/access/keys.js';
+import { DEFAULT_POLICY_FILE } from '../../runtime/access/policy.js';
+import { readDataset, writeSampledDataset, allCities, type RawDataset } from './dataset.js';
+import { makeDriver, wrkAvailable, type Driver, type SaturationResult } from './load/drivers.js';
+import type { LoadResult } from './load/loadgen.js';
+import { describeMachine, loadAverage, type Machine } from './machine.js';
+import { clusterPids, postgresUnavailable, startCluster, type PgCluster } from './postgres/cluster.js';
+import { loadSchema } from './postgres/load.js';
+import { cpuSeconds, freePort, get, machineBusySeconds, processTree, pssBytes, startServer, stopServer, treeRssBytes, type RunningServer } from './processes.js';
+import { compareBodies } from './validate.js';
+import { generateWorkload, OPERATIONS, SEARCH_OPERATIONS, type Operation, type SearchOperation, type Workload } from './workload.js';
+
+const CLI = fileURLToPath(new URL('../../runtime/cli/main.js', import.meta.url));
+const NAIVE = fileURLToPath(new URL('./baselines/naive.js', import.meta.url));
+const PG_SERVER = fileURLToPath(new URL('./postgres/server.js', import.meta.url));
+
+export const SYSTEMS = ['geoapi', 'postgres', 'naive'] as const;
+export type SystemName = (typeof SYSTEMS)[number];
+export type WorkloadName = Operation | 'mix';
+export const GROWTH_SIZES = [10, 50, 100] as const;
+
+export interface RunnerOptions {
+  smoke: boolean;
+  dataDir: string;
+  /** A built snapshot of dataDir to reuse (skips the build; no build time then). */
+  snapshotDir: string | null;
+  postgres: boolean;
+  /** Saturation run length per operation per system. */
+  seconds: number;
+  /** Fixed-rate run length. */
+  fixedSeconds: number;
+  growthSeconds: number;
+  /** Unmeasured load before each saturation (wrk) or fixed-rate run. */
+  warmupSeconds: number;
+  connections: number;
+  /** Worker threads (geoapi) / processes (baselines): every core. */
+  workers: number;
+  requestsPerOperation: number;
+  mixSize: number;
+  validationSample: number;
+  /** wrk for saturation when installed (never in smoke mode: it counts whole seconds). */
+  useWrk: boolean;
+  seed: number;
+  log: (line: string) => void;
+}
+
+export interface RunStats {
+  saturation: SaturationResult;
+  /** CPU cores the server (all its processes; PostgreSQL's too) used during the saturation run. */
+  serverCores: number;
+  /** Busy cores of the whole machine during the run (server, load generator, anything else). */
+  machineCores: number;
+  fixed: LoadResult | null;
+  /** Why there is no fixed-rate run (the system's peak is below the rate). */
+  fixedSkipped: string | null;
+}
+
+export interface WorkloadResult {
+  name: WorkloadName;
+  targetRate: number;
+  bySystem: Partial<Record<SystemName, RunStats>>;
+}
+
+export interface SystemSummary {
+  name: SystemName;
+  startupMs: number;
+  /** Resident memory after start and after the load phase (bytes; all processes of the server). */
+  rssAfterStart: number;
+  rssAfterLoad: number;
+  /** PostgreSQL's own processes (proportional set size, after the load phase). */
+  databasePss: number | null;
+}
+
+export interface ParityResult {
+  name: Operation;
+  system: Exclude<SystemName, 'geoapi'>;
+  sampled: number;
+  same: number;
+  sameShape: number;
+  example: string | null;
+}
+
+export interface GrowthPoint {
+  percent: number;
+  cities: number;
+  bySystem: Partial<Record<SystemName, Partial<Record<SearchOperation, SaturationResult>>>>;
+}
+
+export interface ReportData {
+  smoke: boolean;
+  startedAt: string;
+  durationMs: number;
+  machine: Machine;
+  loadAverageBefore: string;
+  loadAverageAfter: string;
+  options: Omit<RunnerOptions, 'log'>;
+  driver: Driver['tool'];
+  datasetCounts: { countries: number; states: number; cities: number; postcodes: number };
+  systems: SystemName[];
+  postgresVersion: string | null;
+  postgresSkipped: string | null;
+  setup: { snapshotBuildMs: number | null; postgresLoadMs: number | null; postgresStartMs: number | null; postgresRows: number | null; snapshotBytes: number };
+  summaries: SystemSummary[];
+  results: WorkloadResult[];
+  parity: ParityResult[];
+  responseBytes: Partial<Record<Operation, { mean: number; max: number }>>;
+  growth: GrowthPoint[];
+  errors: string[];
+}
+
+interface LiveSystem {
+  name: SystemName;
+  server: RunningServer;
+  pids(): number[];
+}
+
+function snapshotBytes(dir: string): number {
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { sections: Record<string, { bytes: number }> };
+  return Object.values(manifest.sections).reduce((sum, section) => sum + section.bytes, 0);
+}
+
+function buildSnapshot(source: string, out: string): number {
+  const t = performance.now();
+  const run = spawnSync(process.execPath, [CLI, 'build', '--source', source, '--out', out], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (run.status !== 0) throw new Error(`geoapi build --source ${source} failed (${run.status}): ${run.stderr}`);
+  return performance.now() - t;
+}
+
+export async function runReport(options: RunnerOptions): Promise<ReportData> {
+  const log = options.log;
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const tmp = mkdtempSync(join(tmpdir(), 'geoapi-report-'));
+  const live: LiveSystem[] = [];
+  let cluster: PgCluster | null = null;
+  const errors: string[] = [];
+  try {
+    const machine = describeMachine();
+    const loadAverageBefore = loadAverage();
+    log(`machine: ${machine.cpuModel}, ${machine.cores} cores; load average ${loadAverageBefore}`);
+
+    // ---- data, workload, snapshots, PostgreSQL --------------------------------------------------
+    let dataset: RawDataset | null = readDataset(options.dataDir, { postcodes: true });
+    const datasetCounts = {
+      countries: dataset.countries.length,
+      states: dataset.states.length,
+      cities: allCities(dataset).length,
+      postcodes: [...dataset.postcodesByCountry.values()].reduce((sum, list) => sum + list.length, 0),
+    };
+    const samples = new Map<number, string>();
+    for (const percent of GROWTH_SIZES) {
+      if (percent === 100) samples.set(percent, options.dataDir);
+      else samples.set(percent, writeSampledDataset(options.dataDir, join(tmp, `data-${percent}`), percent));
+    }
+    const smallest = readDataset(samples.get(GROWTH_SIZES[0])!, { postcodes: false });
+    const workload: Workload = generateWorkload(dataset, allCities(smallest), {
+      seed: options.seed,
+      perOperation: options.requestsPerOperation,
+      mixSize: options.mixSize,
+    });
+    const pathsDir = join(tmp, 'paths');
+    mkdirSync(pathsDir);
+    const pathsFile = (name: string): string => join(pathsDir, `${name}.txt`);
+    for (const op of OPERATIONS) writeFileSync(pathsFile(op), `${workload.perOperation[op].join('\n')}\n`);
+    writeFileSync(pathsFile('mix'), `${workload.mix.join('\n')}\n`);
+    for (const op of SEARCH_OPERATIONS) writeFileSync(pathsFile(`growth-${op}`), `${workload.growth[op].join('\n')}\n`);
+    const probePath = `/v1/countries/${dataset.countries[0]!.iso2}`;
+    log(`workload: ${options.requestsPerOperation} requests per operation, mix of ${workload.mix.length} (seed ${options.seed})`);
+
+    const snapshots = new Map<number, string>();
+    let snapshotBuildMs: number | null = null;
+    if (options.snapshotDir) snapshots.set(100, options.snapshotDir);
+    else {
+      snapshots.set(100, join(tmp, 'snapshot-100'));
+      snapshotBuildMs = buildSnapshot(options.dataDir, snapshots.get(100)!);
+      log(`geoapi build (full dataset): ${(snapshotBuildMs / 1000).toFixed(1)} s`);
+    }
+    for (const percent of GROWTH_SIZES) {
+      if (percent !== 100) {
+        snapshots.set(percent, join(tmp, `snapshot-${percent}`));
+        buildSnapshot(samples.get(percent)!, snapshots.get(percent)!);
+      }
+    }
+
+    let postgresSkipped: string | null = options.postgres ? postgresUnavailable() : 'disabled (--no-postgres)';
+    let postgresLoadMs: number | null = null;
+    let postgresRows: number | null = null;
+    if (!postgresSkipped) {
+      try {
+        cluster = await startCluster();
+        log(`PostgreSQL ${cluster.version} started in ${cluster.startMs.toFixed(0)} ms`);
+        const connection = { host: cluster.host, port: cluster.port, user: cluster.user };
+        const full = await loadSchema(connection, 'ds100', dataset);
+        postgresLoadMs = full.ms;
+        postgresRows = full.rows;
+        log(`PostgreSQL: loaded and indexed the dataset in ${(full.ms / 1000).toFixed(1)} s`);
+        for (const percent of GROWTH_SIZES) {
+          if (percent !== 100) await loadSchema(connection, `ds${percent}`, readDataset(samples.get(percent)!, { postcodes: false }));
+        }
+      } catch (error) {
+        postgresSkipped = `could not start or load PostgreSQL: ${error instanceof Error ? error.message : String(error)}`;
+        errors.push(postgresSkipped);
+        cluster?.stop();
+        cluster = null;
+      }
+    }
+    const systems: SystemName[] = SYSTEMS.filter((s) => s !== 'postgres' || cluster !== null);
+    dataset = null; // the servers hold their own copies from here on
+
+    // ---- geoapi keys and policy (quotas counted, but never reached) ------------------------------
+    const keyFile = newKeyFile();
+    const { key } = addKey(keyFile, { plan: 'business', name: 'bench report' });
+    const keysFile = join(tmp, 'keys.json');
+    writeKeyFile(keysFile, keyFile);
+    const policy = JSON.parse(readFileSync(DEFAULT_POLICY_FILE, 'utf8')) as { plans: Record<string, { quota: { daily: number; monthly: number } }> };
+    policy.plans['business']!.quota = { ...policy.plans['business']!.quota, daily: 0x7fffffff, monthly: 0x7fffffff };
+    const policyFile = join(tmp, 'policy.json');
+    writeFileSync(policyFile, JSON.stringify(policy, null, 2));
+
+    const startSystem = async (name: SystemName, percent: number): Promise<LiveSystem> => {
+      const port = await freePort();
+      let server: RunningServer;
+      if (name === 'geoapi') {
+        server = await startServer(
+          'geoapi',
+          [CLI, 'serve', '--snapshot', snapshots.get(percent)!, '--keys', keysFile, '--policy', policyFile, '--port', String(port), '--threads', String(options.workers), '--host', '127.0.0.1'],
+          port,
+          probePath,
+          key,
+          { ...process.env, GEOAPI_QUOTA: 'memory', GEOAPI_QUOTA_STATE_FILE: join(tmp, `quota-${percent}-${port}.json`) },
+        );
+        return { name, server, pids: () => processTree(server.child.pid!) };
+      }
+      if (name === 'naive') {
+        server = await startServer('naive', [NAIVE, samples.get(percent)!, String(port), String(options.workers)], port, probePath, key);
+        return { name, server, pids: () => processTree(server.child.pid!) };
+      }
+      const pg = cluster!;
+      server = await startServer('postgres', [PG_SERVER, '-', String(port), String(options.workers), pg.host, String(pg.port), pg.user, `ds${percent}`], port, probePath, key);
+      return { name, server, pids: () => [...processTree(server.child.pid!), ...clusterPids(pg.postmasterPid())] };
+    };
+
+    // ---- the three servers on the full dataset -------------------------------------------------
+    const summaries: SystemSummary[] = [];
+    for (const name of systems) {
+      // geoapi's startup is a target: the median of three starts (the others start once).
+      const runs = name === 'geoapi' && !options.smoke ? 3 : 1;
+      const startups: number[] = [];
+      let system: LiveSystem | null = null;
+      for (let i = 0; i < runs; i++) {
+        if (system) await stopServer(system.server);
+        system = await startSystem(name, 100);
+        startups.push(system.server.startupMs);
+      }
+      live.push(system!);
+      startups.sort((a, b) => a - b);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      summaries.push({ name, startupMs: startups[startups.length >> 1]!, rssAfterStart: treeRssBytes(system!.server.child.pid!), rssAfterLoad: 0, databasePss: null });
+      log(`${name}: first answer ${startups.map((ms) => ms.toFixed(0)).join(' / ')} ms after spawn`);
+    }
+    const byName = (name: SystemName): LiveSystem => live.find((s) => s.name === name)!;
+
+    // ---- parity: the baselines answer like geoapi ----------------------------------------------
+    const parity: ParityResult[] = [];
+    const responseBytes: ReportData['responseBytes'] = {};
+    for (const op of OPERATIONS) {
+      const sample = workload.perOperation[op].slice(0, options.validationSample);
+      const expected: unknown[] = [];
+      let bytes = 0;
+      let maxBytes = 0;
+      for (const path of sample) {
+        const reply = await get(`${byName('geoapi').server.url}${path}`, key);
+        if (reply.status !== 200) errors.push(`geoapi answers ${path} with ${reply.status}: ${reply.body.slice(0, 200)}`);
+        const size = Buffer.byteLength(reply.body);
+        bytes += size;
+        maxBytes = Math.max(maxBytes, size);
+        expected.push(JSON.parse(reply.body));
+      }
+      responseBytes[op] = { mean: bytes / sample.length, max: maxBytes };
+      for (const system of live) {
+        if (system.name === 'geoapi') continue;
+        const result: ParityResult = { name: op, system: system.name, sampled: sample.length, same: 0, sameShape: 0, example: null };
+        for (let i = 0; i < sample.length; i++) {
+          const reply = await get(`${system.server.url}${sample[i]}`, key);
+          if (reply.status !== 200) errors.push(`${system.name} answers ${sample[i]} with ${reply.status}: ${reply.body.slice(0, 200)}`);
+          const comparison = compareBodies(expected[i], JSON.parse(reply.body));
+          if (comparison.same) result.same++;
+          if (comparison.sameShape) result.sameShape++;
+          if (!comparison.same && result.example === null) result.example = `${sample[i]}: ${comparison.difference}`;
+        }
+        parity.push(result);
+      }
+      log(`parity ${op}: ${parity.filter((p) => p.name === op).map((p) => `${p.system} ${p.same}/${p.sampled}`).join(', ')}`);
+    }
+
+    // ---- per operation and the mix: saturation, then half of geoapi's peak ----------------------
+    const driver = makeDriver({ useWrk: options.useWrk, connections: options.connections, warmupSeconds: options.warmupSeconds, scriptDir: tmp });
+    const results: WorkloadResult[] = [];
+    const names: WorkloadName[] = [...OPERATIONS, 'mix'];
+    for (const [index, name] of names.entries()) {
+      // Rotate who goes first, so no system always runs right after another's heaviest load.
+      const order = live.map((_, i) => live[(i + index) % live.length]!);
+      const result: WorkloadResult = { name, targetRate: 0, bySystem: {} };
+      for (const system of order) {
+        if (options.useWrk && options.warmupSeconds > 0) await driver.saturate(system.server.port, key, pathsFile(name), options.warmupSeconds);
+        const pids = system.pids();
+        const cpuBefore = cpuSeconds(pids);
+        const busyBefore = machineBusySeconds();
+        const t = performance.now();
+        const saturation = await driver.saturate(system.server.port, key, pathsFile(name), options.seconds);
+        const wall = (performance.now() - t) / 1000;
+        result.bySystem[system.name] = {
+          saturation,
+          serverCores: (cpuSeconds(pids) - cpuBefore) / wall,
+          machineCores: (machineBusySeconds() - busyBefore) / wall,
+          fixed: null,
+          fixedSkipped: null,
+        };
+      }
+      result.targetRate = Math.max(1, Math.round(result.bySystem.geoapi!.saturation.requestsPerSecond / 2));
+      for (const system of order) {
+        const stats = result.bySystem[system.name]!;
+        if (stats.saturation.requestsPerSecond < result.targetRate) {
+          stats.fixedSkipped = `peak ${Math.round(stats.saturation.requestsPerSecond).toLocaleString('en-US')} req/s is below the rate`;
+          continue;
+        }
+        stats.fixed = await driver.fixedRate(system.server.port, key, pathsFile(name), options.fixedSeconds, result.targetRate);
+      }
+      results.push(result);
+      log(
+        `${name}: ${live.map((s) => `${s.name} ${Math.round(result.bySystem[s.name]!.saturation.requestsPerSecond)} req/s`).join(', ')}; ` +
+          `at ${result.targetRate} req/s geoapi p99 ${result.bySystem.geoapi!.fixed?.p99.toFixed(2) ?? '–'} ms`,
+      );
+    }
+    for (const system of live) {
+      const summary = summaries.find((s) => s.name === system.name)!;
+      summary.rssAfterLoad = treeRssBytes(system.server.child.pid!);
+      if (system.name === 'postgres' && cluster) summary.databasePss = pssBytes(clusterPids(cluster.postmasterPid()));
+    }
+
+    // ---- growth: the search operations on 10 %, 50 %, 100 % of the cities ----------------------
+    const growth: GrowthPoint[] = [];
+    for (const percent of GROWTH_SIZES) {
+      const sized = percent === 100 ? live : [];
+      try {
+        if (percent !== 100) for (const name of systems) sized.push(await startSystem(name, percent));
+        const cities = percent === 100 ? datasetCounts.cities : allCities(readDataset(samples.get(percent)!, { postcodes: false })).length;
+        const point: GrowthPoint = { percent, cities, bySystem: {} };
+        for (const [index, op] of SEARCH_OPERATIONS.entries()) {
+          const order = sized.map((_, i) => sized[(i + index) % sized.length]!);
+          for (const system of order) {
+            if (options.useWrk && options.warmupSeconds > 0) await driver.saturate(system.server.port, key, pathsFile(`growth-${op}`), options.warmupSeconds);
+            const saturation = await driver.saturate(system.server.port, key, pathsFile(`growth-${op}`), options.growthSeconds);
+            (point.bySystem[system.name] ??= {})[op] = saturation;
+          }
+        }
+        growth.push(point);
+        log(`growth ${percent} % (${cities} cities) done`);
+      } finally {
+        if (percent !== 100) await Promise.all(sized.map((s) => stopServer(s.server)));
+      }
+    }
+
+    return {
+      smoke: options.smoke,
+      startedAt,
+      durationMs: performance.now() - started,
+      machine,
+      loadAverageBefore,
+      loadAverageAfter: loadAverage(),
+      options: { ...options, log: undefined } as unknown as Omit<RunnerOptions, 'log'>,
+      driver: driver.tool,
+      datasetCounts,
+      systems,
+      postgresVersion: cluster?.version ?? null,
+      postgresSkipped,
+      setup: { snapshotBuildMs, postgresLoadMs, postgresStartMs: cluster?.startMs ?? null, postgresRows, snapshotBytes: snapshotBytes(snapshots.get(100)!) },
+      summaries,
+      results,
+      parity,
+      responseBytes,
+      growth,
+      errors,
+    };
+  } finally {
+    await Promise.all(live.map((s) => stopServer(s.server)));
+    cluster?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+export { wrkAvailable };

@@ -1,0 +1,72 @@
+// The benchmark report in smoke mode (fixture dataset, sub-second runs): the whole pipeline —
+// snapshot builds, PostgreSQL load, the three servers, parity checks, load runs, growth, Markdown —
+// must keep working, so that `npm run bench:report` does not rot between full runs.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { SECTIONS } from '../../bench/report/render.js';
+import { postgresUnavailable } from '../../bench/report/postgres/cluster.js';
+import { OPERATION_LABELS, OPERATIONS } from '../../bench/report/workload.js';
+
+const MAIN = fileURLToPath(new URL('../../bench/report/main.js', import.meta.url));
+
+describe('bench:report --smoke', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'geoapi-report-smoke-'));
+  const out = join(dir, 'REPORT.md');
+  let report = '';
+  let stderr = '';
+  const withPostgres = postgresUnavailable() === null;
+
+  before(() => {
+    const run = spawnSync(process.execPath, [MAIN, '--smoke', '--out', out], { encoding: 'utf8', timeout: 120_000 });
+    stderr = run.stderr;
+    assert.equal(run.status, 0, `the smoke run failed (${run.status ?? run.signal}):\n${run.stderr}`);
+    report = readFileSync(out, 'utf8');
+  });
+
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('compares against PostgreSQL whenever PostgreSQL 15 is installed (always in CI)', () => {
+    if (process.env.CI === 'true') assert.ok(withPostgres, `CI must have PostgreSQL 15: ${postgresUnavailable()}`);
+    assert.equal(report.includes('PostgreSQL: not run'), !withPostgres, stderr);
+  });
+
+  it('writes every section of the report', () => {
+    for (const heading of SECTIONS) assert.ok(report.includes(`\n${heading}\n`), `missing section ${heading}`);
+    assert.ok(existsSync(out));
+  });
+
+  it('measures every operation and the mix for every system', () => {
+    const throughput = report.slice(report.indexOf(SECTIONS[3]), report.indexOf(SECTIONS[4]));
+    for (const op of OPERATIONS) {
+      const row = throughput.split('\n').find((line) => line.startsWith(`| ${OPERATION_LABELS[op]} |`));
+      assert.ok(row, `no throughput row for ${op}`);
+      const cells = row.split('|').slice(2, withPostgres ? 5 : 4).map((cell) => Number(cell.trim().replace(/,/g, '')));
+      for (const cell of cells) assert.ok(cell > 0, `${op}: expected positive requests/s, found ${row}`);
+    }
+    assert.match(throughput, /\n\| \*\*mix\*\* \| [\d,]+ \|/);
+  });
+
+  it('sees no errors and no problems', () => {
+    const systems = withPostgres ? 'geoapi 0, PostgreSQL 0, naive 0' : 'geoapi 0, naive 0';
+    assert.ok(report.includes(`over all measured runs: ${systems}.`), report.slice(0, 2000));
+    assert.ok(!report.includes('Problems seen'), report.slice(report.indexOf('Problems seen')));
+  });
+
+  it('finds the baselines answering exactly like geoapi on the fixture', () => {
+    const parity = report.slice(report.indexOf(SECTIONS[7]), report.indexOf(SECTIONS[8]));
+    for (const op of OPERATIONS) {
+      const row = parity.split('\n').find((line) => line.startsWith(`| ${OPERATION_LABELS[op]} |`));
+      assert.ok(row, `no parity row for ${op}`);
+      for (const [, same, total] of row.matchAll(/(\d+)\/(\d+) \(shape/g)) assert.equal(same, total, row);
+    }
+  });
+
+  it('reports growth at 10 %, 50 % and 100 % of the cities', () => {
+    for (const percent of [10, 50, 100]) assert.match(report, new RegExp(`\\| nearby \\(${percent} %\\) \\| \\d`));
+  });
+});
