@@ -1,7 +1,8 @@
 // Index benchmark on the full dataset's cities (../shared/data/csc), indexes built in-process from
 // the JSON files. Each task answers one query per call, cycling through a fixed query set, so
 // tinybench's latency percentiles are per-query percentiles. Baselines run in the same process:
-// - fuzzy: TrigramIndex.search vs scoring every name/native with pg_trgm similarity (trigrams
+// - fuzzy: TrigramIndex.search (every match) and searchTop (what a page of 10 rows needs, as the
+//   fuzzy operation asks) vs scoring every name/native with pg_trgm similarity (trigrams
 //   precomputed, the fastest brute force), threshold 0.3 (the API default) and 0.1;
 //   target: index p99 ≤ 1 ms;
 // - autocomplete: PrefixIndex.range + top-10 (exact first, population, row) vs startsWith over
@@ -165,7 +166,9 @@ export async function runIndexBench(): Promise<void> {
     ['score every name (t=0.3)', cycling(fuzzyQueries, (q) => bruteFuzzy(q, 0.3))],
     [
       ['TrigramIndex.search (t=0.3)', cycling(fuzzyQueries, (q) => trigramIndex.search(q, 0.3))],
+      ['TrigramIndex.searchTop (t=0.3, k=10)', cycling(fuzzyQueries, (q) => trigramIndex.searchTop(q, 0.3, 10))],
       ['TrigramIndex.search (t=0.1)', cycling(fuzzyQueries, (q) => trigramIndex.search(q, 0.1))],
+      ['TrigramIndex.searchTop (t=0.1, k=10)', cycling(fuzzyQueries, (q) => trigramIndex.searchTop(q, 0.1, 10))],
     ],
   );
 
@@ -256,7 +259,7 @@ export async function runIndexBench(): Promise<void> {
       samples: r.samples,
     })),
   );
-  const fuzzyP99 = fuzzyRows[1]!.p99Ms;
+  const fuzzyP99 = Math.max(fuzzyRows[1]!.p99Ms, fuzzyRows[2]!.p99Ms);
   console.log(`fuzzy search p99 at the default threshold 0.3: ${fmt(fuzzyP99)} (target ≤ 1 ms: ${fuzzyP99 <= 1 ? 'ok' : 'MISSED'})`);
 }
 

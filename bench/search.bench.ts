@@ -12,13 +12,18 @@
 //       `pg` client) the bench says so and skips that column.
 // Targets (in-process): fuzzy p99 ≤ 1 ms and ≥ 30× PostgreSQL's throughput; autocomplete p99 ≤
 // 1 ms; nearby p99 ≤ 0.5 ms. Throughput = 1 / mean latency, one query at a time.
+// Also: decoding whole city records (what every search response does per returned row), the
+// store's RecordByteBuffer against flatbuffers' own ByteBuffer (TextDecoder for every string).
 // Run: `npm run bench -- search` (GEOAPI_BENCH_SNAPSHOT=dir reuses a built full snapshot).
+import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as flatbuffers from 'flatbuffers';
+import { Bench } from 'tinybench';
 import { buildSnapshot } from '../build-index/build.js';
 import { autocompleteSearch } from '../runtime/engine/search/autocomplete.js';
 import { searchContext } from '../runtime/engine/search/context.js';
@@ -29,6 +34,9 @@ import { RowRanges } from '../runtime/engine/search/row-filter.js';
 import { searchOperations } from '../runtime/routes/search/index.js';
 import { searchCache } from '../runtime/routes/search/shared.js';
 import type { Caller, Operation, RequestContext } from '../runtime/routes/types.js';
+import { City } from '../runtime/format/generated/geoapi/fb.js';
+import { recordsSection } from '../runtime/format/sections.js';
+import { cityCodec } from '../runtime/store/codecs.js';
 import { loadStore } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/types.js';
 import { matchKey } from '../runtime/text/normalise.js';
@@ -181,6 +189,37 @@ function timeBrute(cities: Places, name: OpName, queries: Query[]): Stats {
     ms.push(performance.now() - t);
   }
   return stats(ms);
+}
+
+/**
+ * Per-record decode time of 10,000 random city rows (every field, as the full tier serves them):
+ * store.cities.record() against the same codec reading through flatbuffers' plain ByteBuffer.
+ */
+async function timeRecordDecoding(store: Store): Promise<void> {
+  const random = prng(7);
+  const rows = Int32Array.from({ length: 10_000 }, () => Math.floor(random() * store.cities.count));
+  const bb = new flatbuffers.ByteBuffer(new Uint8Array(store.section(recordsSection('cities'))));
+  const root = bb.readInt32(0);
+  const vector = bb.__vector(root + bb.__offset(root, 4));
+  const city = new City();
+  const plainRecord = (row: number) => cityCodec.decode(city.__init(bb.__indirect(vector + row * 4), bb));
+  for (const row of rows.subarray(0, 100)) assert.deepEqual(store.cities.record(row), plainRecord(row), `city row ${row} decodes the same both ways`);
+  const bench = new Bench({ time: 1500, warmupTime: 300 });
+  bench.add('TextDecoder (flatbuffers ByteBuffer)', () => {
+    for (const row of rows) plainRecord(row);
+  });
+  bench.add('RecordByteBuffer', () => {
+    for (const row of rows) store.cities.record(row);
+  });
+  await bench.run();
+  const perRecord = bench.tasks.map((task) => {
+    const result = task.result;
+    if (!('latency' in result)) throw new Error(`bench task ${task.name} did not complete: ${result.state}`);
+    return (result.latency.mean * 1e6) / rows.length;
+  });
+  console.log(`\nrecord decoding (10,000 random city rows, every field)`);
+  bench.tasks.forEach((task, i) => console.log(`  ${task.name.padEnd(38)} ${perRecord[i]!.toFixed(0)} ns per record`));
+  console.log(`  → ${(perRecord[0]! / perRecord[1]!).toFixed(2)}× faster`);
 }
 
 // ---- PostgreSQL ---------------------------------------------------------------------------------
@@ -420,6 +459,7 @@ export async function runSearchBench(): Promise<void> {
       `${store.cities.count.toLocaleString('en-US')} cities; ${QUERIES} queries per operation (type=city, default limit), response cache cleared before each call; ` +
         `in-process figures pool ${TIMED_ROUNDS} passes after ${WARMUP_ROUNDS} warm-up pass; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     );
+    await timeRecordDecoding(store);
     const sets = querySets(cities);
     const ops = new Map(searchOperations.map((op) => [op.name as OpName, op]));
     // Lazily built lookups (city kinds, country codes) are per Store, not per request: build them first.

@@ -60,6 +60,9 @@ export interface RunStats {
   /** Busy cores of the whole machine during the run (server, load generator, anything else). */
   machineCores: number;
   fixed: LoadResult | null;
+  /** Cores used during the fixed-rate run: by the server, and by the whole machine. */
+  fixedServerCores: number | null;
+  fixedMachineCores: number | null;
   /** Why there is no fixed-rate run (the system's peak is below the rate). */
   fixedSkipped: string | null;
 }
@@ -121,6 +124,16 @@ interface LiveSystem {
   name: SystemName;
   server: RunningServer;
   pids(): number[];
+}
+
+/**
+ * Waits until a server has worked off what earlier runs left queued (a naive search backlog can
+ * outlive the load generator by seconds and would eat into the next system's run). New
+ * connections are spread over the workers (node:cluster round-robin, uWS threads), so a few
+ * concurrent probes reach each one and answer only after its backlog.
+ */
+async function drain(system: LiveSystem, workers: number, probePath: string, key: string): Promise<void> {
+  await Promise.all(Array.from({ length: workers * 2 }, () => get(`${system.server.url}${probePath}`, key, 300_000)));
 }
 
 function snapshotBytes(dir: string): number {
@@ -312,6 +325,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       const result: WorkloadResult = { name, targetRate: 0, bySystem: {} };
       for (const system of order) {
         if (options.useWrk && options.warmupSeconds > 0) await driver.saturate(system.server.port, key, pathsFile(name), options.warmupSeconds);
+        await drain(system, options.workers, probePath, key);
         const pids = system.pids();
         const cpuBefore = cpuSeconds(pids);
         const busyBefore = machineBusySeconds();
@@ -323,8 +337,11 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           serverCores: (cpuSeconds(pids) - cpuBefore) / wall,
           machineCores: (machineBusySeconds() - busyBefore) / wall,
           fixed: null,
+          fixedServerCores: null,
+          fixedMachineCores: null,
           fixedSkipped: null,
         };
+        await drain(system, options.workers, probePath, key);
       }
       result.targetRate = Math.max(1, Math.round(result.bySystem.geoapi!.saturation.requestsPerSecond / 2));
       for (const system of order) {
@@ -333,7 +350,15 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           stats.fixedSkipped = `peak ${Math.round(stats.saturation.requestsPerSecond).toLocaleString('en-US')} req/s is below the rate`;
           continue;
         }
+        const pids = system.pids();
+        const cpuBefore = cpuSeconds(pids);
+        const busyBefore = machineBusySeconds();
+        const t = performance.now();
         stats.fixed = await driver.fixedRate(system.server.port, key, pathsFile(name), options.fixedSeconds, result.targetRate);
+        const wall = (performance.now() - t) / 1000;
+        stats.fixedServerCores = (cpuSeconds(pids) - cpuBefore) / wall;
+        stats.fixedMachineCores = (machineBusySeconds() - busyBefore) / wall;
+        await drain(system, options.workers, probePath, key);
       }
       results.push(result);
       log(
@@ -359,7 +384,9 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           const order = sized.map((_, i) => sized[(i + index) % sized.length]!);
           for (const system of order) {
             if (options.useWrk && options.warmupSeconds > 0) await driver.saturate(system.server.port, key, pathsFile(`growth-${op}`), options.warmupSeconds);
+            await drain(system, options.workers, probePath, key);
             const saturation = await driver.saturate(system.server.port, key, pathsFile(`growth-${op}`), options.growthSeconds);
+            await drain(system, options.workers, probePath, key);
             (point.bySystem[system.name] ??= {})[op] = saturation;
           }
         }

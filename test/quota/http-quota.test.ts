@@ -28,6 +28,7 @@ describe('quota in memory, 2 worker threads', () => {
   });
   after(async () => {
     await server.stop();
+    setup.remove();
   });
 
   it('150 simultaneous requests on a fresh Community key get exactly 100 × 200 and 50 × 429', async () => {
@@ -118,6 +119,7 @@ describe('quota state file', () => {
       assert.ok(lost <= 20, `lost ${lost}: more than the 20 counted after the last confirmed save`);
     } finally {
       await second.stop();
+      setup.remove();
     }
   });
 
@@ -142,6 +144,7 @@ describe('quota state file', () => {
     assert.equal(feb.headers['x-geoapi-monthly-used'], '1');
     assert.match(String(feb.headers['ratelimit-policy']), /w=2419200$/);
     await nextMonth.stop();
+    setup.remove();
   });
 });
 
@@ -167,6 +170,7 @@ describe('quota in Redis, two replicas with 2 worker threads each', { skip: redi
   after(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await redis?.stop();
+    setup.remove();
   });
 
   it('150 simultaneous requests on a fresh Community key across both get exactly 100 × 200 and 50 × 429', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -89,6 +89,7 @@ test('memory mode wires the table, the gate and the state file together', async 
   const gate2 = createQuotaGate({ policy, shared: again, threadIndex: 0, threadCount: 1, log: () => undefined });
   assert.equal(((await gate2.consume(caller, NOW)) as QuotaDecision).headers['X-GEOAPI-Daily-Used'], '2');
   await stopQuotaShared(again);
+  rmSync(path.dirname(stateFile), { recursive: true, force: true });
 });
 
 test('quota mode off adds no headers and refuses nothing', () => {

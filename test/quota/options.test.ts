@@ -53,6 +53,7 @@ test('refuses bad settings, saying what was expected and found', () => {
   assert.throws(() => quotaOptionsFrom({ GEOAPI_QUOTA_PERSIST_MS: '1s' }), /GEOAPI_QUOTA_PERSIST_MS: expected an integer from 10 to 3600000, found "1s"/);
   assert.throws(() => quotaOptionsFrom({ GEOAPI_REPLICAS: '0' }), /GEOAPI_REPLICAS: expected an integer from 1/);
   assert.throws(() => quotaOptionsFrom({ GEOAPI_QUOTA: 'redis' }), /expected a Redis URL \(--redis <url> or GEOAPI_REDIS_URL\), found none/);
-  assert.throws(() => quotaOptionsFrom({ GEOAPI_REDIS_URL: 'localhost:6379' }), /expected redis:\/\/host:port/);
+  assert.throws(() => quotaOptionsFrom({ GEOAPI_REDIS_URL: 'localhost:6379' }), /expected redis:\/\/host:port, rediss:\/\/… or unix:\/\/\/path\/to\/redis.sock, found "localhost:6379"/);
+  assert.equal(quotaOptionsFrom({ GEOAPI_REDIS_URL: 'unix:///run/redis/redis.sock' }).mode, 'redis');
   assert.throws(() => quotaOptionsFrom({ GEOAPI_REDIS_BATCH: 'yes' }), /expected "script" or "none", found "yes"/);
 });

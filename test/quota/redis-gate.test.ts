@@ -64,6 +64,15 @@ for (const batch of ['none', 'script'] as const) {
   });
 }
 
+test('a replica may reach a Redis on the same host through its Unix socket', { skip: skip || (process.env['GEOAPI_TEST_REDIS_URL'] ? 'uses its own Redis socket' : false) }, async () => {
+  const viaSocket = replicaGate(redis.socketUrl!);
+  const viaTcp = replicaGate(redis.url);
+  const caller = freshCaller();
+  const now = new Date();
+  assert.equal((await viaSocket.consume(caller, now)).headers['X-GEOAPI-Daily-Used'], '1');
+  assert.equal((await viaTcp.consume(caller, now)).headers['X-GEOAPI-Daily-Used'], '2');
+});
+
 test('playground keys share one bucket across keys and replicas', { skip }, async () => {
   const a = replicaGate(redis.url);
   const b = replicaGate(redis.url);

@@ -48,5 +48,6 @@ test('two replicas behind nginx sharing one Redis: 150 simultaneous requests on 
   } finally {
     child.kill('SIGTERM');
     assert.equal(await exited, 0, `run-replicas.sh stops cleanly on SIGTERM:\n${output}`);
+    setup.remove();
   }
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { CounterTable } from '../../runtime/access/quota/counter-table.js';
 import { parseState, QuotaStateFile, serialiseState } from '../../runtime/access/quota/state-file.js';
 import { dayIdOf, monthIdOf } from '../../runtime/access/quota/windows.js';
@@ -11,8 +11,15 @@ const NOW = new Date('2026-11-22T10:00:00Z');
 const today = dayIdOf(NOW.getTime());
 const thisMonth = monthIdOf(NOW.getTime());
 
+const tempDirs: string[] = [];
+after(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function tempFile(): string {
-  return path.join(mkdtempSync(path.join(tmpdir(), 'geoapi-quota-')), 'nested', 'quota-state.json');
+  const dir = mkdtempSync(path.join(tmpdir(), 'geoapi-quota-'));
+  tempDirs.push(dir);
+  return path.join(dir, 'nested', 'quota-state.json');
 }
 
 test('state text round-trips and uses readable window labels', () => {

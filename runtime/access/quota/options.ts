@@ -96,7 +96,9 @@ export function quotaOptionsFrom(env: NodeJS.ProcessEnv = process.env, overrides
   }
   if (options.mode === 'redis') {
     if (!options.redisUrl) throw new Error('quota mode "redis": expected a Redis URL (--redis <url> or GEOAPI_REDIS_URL), found none');
-    if (!/^rediss?:\/\//.test(options.redisUrl)) throw new Error(`Redis URL: expected redis://host:port or rediss://…, found ${JSON.stringify(options.redisUrl)}`);
+    if (!/^(rediss?:\/\/|unix:\/\/\/)/.test(options.redisUrl)) {
+      throw new Error(`Redis URL: expected redis://host:port, rediss://… or unix:///path/to/redis.sock, found ${JSON.stringify(options.redisUrl)}`);
+    }
   }
   return options;
 }

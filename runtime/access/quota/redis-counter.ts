@@ -93,19 +93,22 @@ export class RedisQuotaCounter {
 
   constructor(private readonly options: RedisCounterOptions) {
     this.maxBatch = options.maxBatch ?? 512;
-    this.client = new Redis(options.url, {
+    // unix:///path/redis.sock: a Redis on the same host, without the TCP stack on both sides.
+    const unixPath = options.url.startsWith('unix://') ? decodeURIComponent(options.url.slice('unix://'.length)) : null;
+    const connection = {
       // Fail fast instead of queueing while disconnected: the caller answers from its fallback.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: options.timeoutMs,
       connectTimeout: Math.max(1000, options.timeoutMs),
       // Reconnect forever, backing off to one attempt per second.
-      retryStrategy: (times) => Math.min(times * 100, 1000),
+      retryStrategy: (times: number) => Math.min(times * 100, 1000),
       scripts: {
         geoapiQuota: { lua: CONSUME_LUA, numberOfKeys: 2 },
         geoapiQuotaBatch: { lua: CONSUME_BATCH_LUA },
       },
-    }) as ScriptedRedis;
+    };
+    this.client = (unixPath === null ? new Redis(options.url, connection) : new Redis({ ...connection, path: unixPath })) as ScriptedRedis;
     this.client.on('error', (error: Error) => options.onError?.(error));
     this.client.on('ready', () => {
       this.everReady = true;

@@ -105,6 +105,7 @@ export class RedisQuotaGate {
 
 /** host:port of a Redis URL, without credentials, for logs. */
 export function describeRedisUrl(url: string): string {
+  if (url.startsWith('unix://')) return decodeURIComponent(url.slice('unix://'.length));
   try {
     const parsed = new URL(url);
     return `${parsed.hostname}:${parsed.port || '6379'}${parsed.pathname && parsed.pathname !== '/' ? parsed.pathname : ''}`;
