@@ -3,8 +3,10 @@
 // Both run in their own process; the load generator (wrk when installed — Debian package `wrk` —
 // else autocannon from npm) runs in a third process, one run
 // at a time, the two servers interleaved round by round so that machine noise hits both alike.
-// Reported: requests/s and latency p50/p99 per route, and geoapi/baseline ratios against the
-// targets (lists ≥ 5×, small answers ≥ 2×). Then, per small-answer route, geoapi alone at a fixed
+// Reported per route: requests/s, latency p50/p99, the server process's CPU per request (from
+// /proc: far steadier than requests/s when other processes share the machine), and the
+// geoapi/baseline ratios against the targets (lists ≥ 5×, small answers ≥ 2×; the CPU ratio is
+// the capacity ratio with a core each). Then, per small-answer route, geoapi alone at a fixed
 // rate of half its measured peak, with an open-loop generator (bench/open-loop.ts: latency from
 // each request's due time, no coordinated omission): target p99 < 5 ms.
 //
@@ -19,7 +21,7 @@
 // On a 2-core machine the generator and the server share the CPU: compare ratios, not absolutes,
 // and read the load average printed before and after (other processes distort both).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
@@ -40,6 +42,10 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 interface RunResult {
   requestsPerSecond: number;
+  /** Requests completed in the run. */
+  requests: number;
+  /** The server process's CPU time (all threads, user + system) per request, in µs; NaN without /proc. */
+  cpuMicrosPerRequest: number;
   p50: number;
   p99: number;
   bad: number;
@@ -105,8 +111,30 @@ function loadGenerator(): 'wrk' | 'autocannon' {
   return spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error ? 'autocannon' : 'wrk';
 }
 
-function load(url: string, key: string, seconds: number, connections: number, generator: 'wrk' | 'autocannon'): RunResult {
-  return generator === 'wrk' ? loadWithWrk(url, key, seconds, connections) : loadWithAutocannon(url, key, seconds, connections);
+/** Clock ticks per second of /proc/<pid>/stat times. */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+/** CPU time (user + system, every thread) of a process in ticks, or NaN where /proc is missing. */
+function cpuTicks(pid: number | undefined): number {
+  try {
+    // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * One run against `server`; also measures the server's CPU per request, which depends far less
+ * than requests/s on what else the machine runs (and on the load generator's share of the CPU).
+ */
+function load(server: Server, path: string, key: string, seconds: number, connections: number, generator: 'wrk' | 'autocannon'): RunResult {
+  const url = `${server.url}${path}`;
+  const before = cpuTicks(server.child.pid);
+  const result = generator === 'wrk' ? loadWithWrk(url, key, seconds, connections) : loadWithAutocannon(url, key, seconds, connections);
+  result.cpuMicrosPerRequest = ((cpuTicks(server.child.pid) - before) * 1e6) / CLOCK_TICKS / result.requests;
+  return result;
 }
 
 const toMs = (value: string, unit: string): number => Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
@@ -126,7 +154,8 @@ function loadWithWrk(url: string, key: string, seconds: number, connections: num
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
-  return { requestsPerSecond: Number(rps[1]), p50: percentile('50'), p99: percentile('99'), bad: non2xx + socketErrors };
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
+  return { requestsPerSecond: Number(rps[1]), requests, cpuMicrosPerRequest: NaN, p50: percentile('50'), p99: percentile('99'), bad: non2xx + socketErrors };
 }
 
 /** One autocannon run in its own process. */
@@ -137,13 +166,13 @@ function loadWithAutocannon(url: string, key: string, seconds: number, connectio
   });
   if (run.status !== 0) throw new Error(`autocannon failed (${run.status}): ${run.stderr}`);
   const result = JSON.parse(run.stdout) as {
-    requests: { average: number };
+    requests: { average: number; total: number };
     latency: { p50: number; p99: number };
     non2xx: number;
     errors: number;
     timeouts: number;
   };
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad: result.non2xx + result.errors + result.timeouts };
+  return { requestsPerSecond: result.requests.average, requests: result.requests.total, cpuMicrosPerRequest: NaN, p50: result.latency.p50, p99: result.latency.p99, bad: result.non2xx + result.errors + result.timeouts };
 }
 
 const median = (values: number[]): number => {
@@ -227,23 +256,25 @@ export async function runHttpBench(): Promise<void> {
       const perServer = { geoapi: [] as RunResult[], baseline: [] as RunResult[] };
       results.set(route, perServer);
       // Warm-up (JIT, caches), not measured.
-      for (const server of [geoapi, baseline]) load(`${server.url}${route}`, key, 1, connections, generator);
+      for (const server of [geoapi, baseline]) load(server, route, key, 1, connections, generator);
       for (let round = 0; round < rounds; round++) {
         const order = round % 2 === 0 ? [geoapi, baseline] : [baseline, geoapi];
         for (const server of order) {
-          const result = load(`${server.url}${route}`, key, seconds, connections, generator);
+          const result = load(server, route, key, seconds, connections, generator);
           if (result.bad > 0) console.log(`  warning: ${server.name} ${route}: ${result.bad} non-2xx/errors/timeouts`);
           perServer[server.name as 'geoapi' | 'baseline'].push(result);
         }
       }
     }
 
-    const header = ['route', 'geoapi req/s', 'baseline req/s', 'ratio', 'target', 'p50 ms g/b', 'p99 ms g/b'];
+    const header = ['route', 'geoapi req/s', 'baseline req/s', 'ratio', 'target', 'p50 ms g/b', 'p99 ms g/b', 'CPU µs/req g/b', 'CPU ratio'];
     const peaks = new Map<string, number>();
     const rows = routes.map((route) => {
       const { geoapi: g, baseline: b } = results.get(route)!;
       const gRps = median(g.map((r) => r.requestsPerSecond));
       const bRps = median(b.map((r) => r.requestsPerSecond));
+      const gCpu = median(g.map((r) => r.cpuMicrosPerRequest));
+      const bCpu = median(b.map((r) => r.cpuMicrosPerRequest));
       peaks.set(route, gRps);
       const ratio = gRps / bRps;
       return [
@@ -254,10 +285,13 @@ export async function runHttpBench(): Promise<void> {
         `≥ ${targetRatio(route)}× ${ratio >= targetRatio(route) ? 'met' : 'MISSED'}`,
         `${median(g.map((r) => r.p50)).toFixed(1)}/${median(b.map((r) => r.p50)).toFixed(1)}`,
         `${median(g.map((r) => r.p99)).toFixed(1)}/${median(b.map((r) => r.p99)).toFixed(1)}`,
+        `${gCpu.toFixed(2)}/${bCpu.toFixed(2)}`,
+        `${(bCpu / gCpu).toFixed(2)}×`,
       ];
     });
     printTable(header, rows);
     console.log('ratio = geoapi req/s ÷ baseline req/s (medians over rounds); > 1 means geoapi is faster.');
+    console.log('CPU ratio = baseline CPU per request ÷ geoapi CPU per request (server processes only, from /proc): the capacity ratio with a core each, less sensitive to the machine\'s load.');
     console.log(`load average after the peak runs: ${loadAverage()}`);
 
     if (rateShare > 0) {

@@ -59,12 +59,10 @@ function checkHeaders(headers: Record<string, string>): CheckedHeaders {
 const checkedFrozen = new WeakMap<object, CheckedHeaders>();
 
 function checkedHeadersOf(headers: Record<string, string>): CheckedHeaders {
-  if (!Object.isFrozen(headers)) return checkHeaders(headers);
   let checked = checkedFrozen.get(headers);
-  if (checked === undefined) {
-    checked = checkHeaders(headers);
-    checkedFrozen.set(headers, checked);
-  }
+  if (checked !== undefined) return checked;
+  checked = checkHeaders(headers);
+  if (Object.isFrozen(headers)) checkedFrozen.set(headers, checked);
   return checked;
 }
 

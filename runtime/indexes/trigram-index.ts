@@ -20,6 +20,13 @@ import { ArrayPack, ArrayPackBuilder } from '../format/array-pack.js';
 import { SnapshotFormatError } from '../format/section.js';
 import { trigramsOf } from '../text/trigram.js';
 
+/**
+ * Posting lists at least this long (the common trigrams, ~120 of 62k for the full dataset's
+ * cities, ~2.5 MB) also get a membership bitmap on first use: checking a candidate against them
+ * is then one bit, not a scan of the list or a binary search.
+ */
+const BITMAP_MIN_POSTINGS = 2048;
+
 /** A doc's state counts up to 255 lists; queries with more take TrigramIndex.runWide(). */
 const MAX_COUNTED_LISTS = 0xff;
 
@@ -112,16 +119,17 @@ export class TrigramIndex {
   private wideCounters: Uint16Array | null = null;
   /** Touched docs, then the candidates (compacted in place), then the matches. */
   private touched: Int32Array | null = null;
-  /** Candidates ordered by their count, highest first. */
-  private ordered: Int32Array | null = null;
   /** Match scores (float4 values, exact in a Float32Array), parallel to the matches. */
   private matchScores: Float32Array | null = null;
   private listStarts = new Int32Array(64);
   private listEnds = new Int32Array(64);
+  /** Per list of the current query: the membership bitmap of its trigram when it is a long one, else null. */
+  private listBitmaps: (Int32Array | null)[] = [];
+  /** Membership bitmaps (bit d = doc d holds the trigram) of long posting lists, by trigram slot, built on first use. */
+  private readonly bitmapsBySlot = new Map<number, Int32Array>();
   private listOrder = new Int32Array(64);
   /** maxTrigramsFor[c]: the most trigrams a doc sharing c query trigrams may have and still reach the threshold. */
   private maxTrigramsFor = new Int32Array(64);
-  private rankEnds = new Int32Array(64);
   private readonly best = new BestRows();
 
   private constructor(
@@ -196,11 +204,12 @@ export class TrigramIndex {
   // lists − l trigrams, and a doc counting c in the counted lists at most c + (lists − counted).
   // 1. count the counted lists, admitting only docs whose n fits those bounds;
   // 2. keep the counted docs whose bound still reaches the threshold (candidates) — usually a
-  //    few hundred of thousands — and finish their counts in the long lists: by scanning a list
-  //    when that is cheaper than a binary search per candidate, else per candidate below;
-  // 3. visit the candidates by count, highest first, checking the lists left by binary search
-  //    (stopping as soon as the doc's bound falls short) and scoring. For top-k the bar rises to
-  //    the k-th best row score seen so far, which prunes the candidates visited later.
+  //    few hundred of thousands — and finish their counts in the long lists left: a common
+  //    trigram's list is checked in its membership bitmap, a shorter one is scanned when that is
+  //    cheaper than a binary search per candidate;
+  // 3. check each candidate against the lists left (stopping as soon as its bound falls short)
+  //    and score it. For top-k the bar rises to the k-th best row score seen so far, which prunes
+  //    the candidates checked later.
   private run(query: string, threshold: number, k: number, options: TrigramSearchOptions): TrigramMatches {
     const queryTrigrams = trigramsOf(query);
     const nq = queryTrigrams.length;
@@ -242,8 +251,8 @@ export class TrigramIndex {
       }
     }
 
-    // 2. Candidates (their counts stay in state; the others' are cleared), then scan the long
-    // lists where that is cheaper than searching them per candidate.
+    // 2. Candidates (their counts stay in state; the others' are cleared). Then, of the lists
+    // left, scan those without a bitmap where that is cheaper than a binary search per candidate.
     let pendingLists = listCount - countedLists;
     let candidateCount = 0;
     for (let t = 0; t < touchedCount; t++) {
@@ -256,11 +265,12 @@ export class TrigramIndex {
       candidateCount += kept;
     }
     let searchedFrom = countedLists;
+    const listBitmaps = this.listBitmaps;
     while (searchedFrom < listCount) {
       const list = order[searchedFrom]!;
       const start = listStarts[list]!;
       const end = listEnds[list]!;
-      if (candidateCount * Math.log2(end - start + 2) < end - start) break;
+      if (listBitmaps[list] !== null || candidateCount * Math.log2(end - start + 2) < end - start) break;
       for (let p = start; p < end; p++) {
         const doc = postings[p]!;
         const s = state[doc]!;
@@ -270,57 +280,39 @@ export class TrigramIndex {
       pendingLists--;
     }
 
-    // Order the candidates by count, highest first (counting sort by rank = maxCount − count),
-    // clearing their state.
-    const maxCount = listCount - pendingLists;
-    const rankEnds = this.rankArray(maxCount + 1);
-    for (let t = 0; t < candidateCount; t++) rankEnds[maxCount - (state[touched[t]!]! & 0xff) + 1]!++;
-    for (let r = 1; r <= maxCount; r++) rankEnds[r]! += rankEnds[r - 1]!;
-    const ordered = (this.ordered ??= new Int32Array(this.docRows.length));
-    for (let t = 0; t < candidateCount; t++) {
-      const doc = touched[t]!;
-      const s = state[doc]!;
-      const common = s & 0xff;
-      ordered[rankEnds[maxCount - common]!++] = doc;
-      state[doc] = s - common;
-    }
-    // rankEnds[maxCount − c] now ends the candidates counting c (they start where c + 1 ends).
-
-    // 3. Verify.
+    // 3. Verify each candidate against the lists left, clearing its state. (Visiting them by count
+    // to raise a top-k bar sooner saves less than the ordering costs, now that most checks are bits.)
     const limited = k > 0;
     const best = this.best;
     if (limited) best.reset(k);
     let bar = threshold;
-    const matches = touched;
+    const matches = touched; // matches overwrite the candidates already visited
     const matchScores = (this.matchScores ??= new Float32Array(this.docRows.length));
     const docTrigramCounts = this.docTrigramCounts;
     let matchCount = 0;
-    let position = 0;
-    for (let common = maxCount; common >= 1; common--) {
-      const groupEnd = rankEnds[maxCount - common]!;
-      if (position === groupEnd) continue;
-      // The best any doc of this group can do: sharing every pending list, with n = that count.
-      if (Math.fround((common + pendingLists) / nq) < bar) break;
-      for (; position < groupEnd; position++) {
-        const doc = ordered[position]!;
-        const n = docTrigramCounts[doc]!;
-        if (boundOf(common + pendingLists, n, nq) < bar) continue;
-        let shared = common;
-        for (let l = searchedFrom; l < listCount; l++) {
-          const list = order[l]!;
-          if (contains(postings, listStarts[list]!, listEnds[list]!, doc)) shared++;
-          else if (boundOf(shared + listCount - 1 - l, n, nq) < bar) {
-            shared = -1;
-            break;
-          }
+    for (let t = 0; t < candidateCount; t++) {
+      const doc = touched[t]!;
+      const s = state[doc]!;
+      const common = s & 0xff;
+      state[doc] = s - common;
+      const n = docTrigramCounts[doc]!;
+      if (boundOf(common + pendingLists, n, nq) < bar) continue;
+      let shared = common;
+      for (let l = searchedFrom; l < listCount; l++) {
+        const list = order[l]!;
+        const bitmap = listBitmaps[list]!;
+        if (bitmap !== null ? ((bitmap[doc >>> 5]! >>> (doc & 31)) & 1) !== 0 : contains(postings, listStarts[list]!, listEnds[list]!, doc)) shared++;
+        else if (boundOf(shared + listCount - 1 - l, n, nq) < bar) {
+          shared = -1;
+          break;
         }
-        if (shared < 0) continue;
-        const score = Math.fround(shared / (nq + n - shared));
-        if (score < bar) continue;
-        matches[matchCount] = doc;
-        matchScores[matchCount++] = score;
-        if (limited) bar = best.offer(this.docRows[doc]!, score, bar);
       }
+      if (shared < 0) continue;
+      const score = Math.fround(shared / (nq + n - shared));
+      if (score < bar) continue;
+      matches[matchCount] = doc;
+      matchScores[matchCount++] = score;
+      if (limited) bar = best.offer(this.docRows[doc]!, score, bar);
     }
 
     return this.matchesFrom(matchCount, bar);
@@ -383,10 +375,18 @@ export class TrigramIndex {
     return this.docState;
   }
 
-  private rankArray(length: number): Int32Array {
-    if (this.rankEnds.length < length) this.rankEnds = new Int32Array(Math.max(length, this.rankEnds.length * 2));
-    this.rankEnds.fill(0, 0, length);
-    return this.rankEnds;
+  /** The membership bitmap of the trigram in `slot` (its whole list, whatever the doc range). */
+  private bitmapOf(slot: number): Int32Array {
+    let bitmap = this.bitmapsBySlot.get(slot);
+    if (!bitmap) {
+      bitmap = new Int32Array((this.docRows.length + 31) >>> 5);
+      for (let p = this.postingStarts[slot]!, end = this.postingStarts[slot + 1]!; p < end; p++) {
+        const doc = this.postings[p]!;
+        bitmap[doc >>> 5]! |= 1 << (doc & 31);
+      }
+      this.bitmapsBySlot.set(slot, bitmap);
+    }
+    return bitmap;
   }
 
   /**
@@ -431,6 +431,7 @@ export class TrigramIndex {
         end = lowerBound(this.postings, start, end, docEnd);
       }
       if (start === end) continue;
+      this.listBitmaps[count] = this.postingStarts[slot + 1]! - this.postingStarts[slot]! >= BITMAP_MIN_POSTINGS ? this.bitmapOf(slot) : null;
       this.listStarts[count] = start;
       this.listEnds[count] = end;
       count++;
