@@ -66,7 +66,6 @@ export function banner(server: RunningServer, options: ServerOptions): string[] 
 /** Starts the server, prints the banner, resolves with the exit code once stopped. */
 export async function serveUntilStopped(options: ServerOptions, print: (line: string) => void, afterBanner: string[] = []): Promise<number> {
   const server = await startServer(options);
-  for (const line of [...banner(server, options), ...afterBanner]) print(line);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
@@ -90,6 +89,8 @@ export async function serveUntilStopped(options: ServerOptions, print: (line: st
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   process.on('SIGHUP', reload);
+  // Printed only once the signal handlers are in place: whoever waits for the banner may stop us at once.
+  for (const line of [...banner(server, options), ...afterBanner]) print(line);
   await server.exited;
   process.off('SIGTERM', stop);
   process.off('SIGINT', stop);

@@ -1,6 +1,7 @@
 // The main thread: loads the snapshot bytes once, the policy and the key file, starts one worker
 // thread per core (each its own uWS app on the same port), watches the key and policy files and
 // broadcasts changes, and drains on close.
+import { randomBytes } from 'node:crypto';
 import { existsSync, unwatchFile, watchFile } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
@@ -184,8 +185,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
   const allExited = (): Promise<void> => Promise.all(handles.map((handle) => handle.exited)).then(() => undefined);
 
+  // Every thread must verify the postcode cursors any other thread signed: without a configured
+  // secret, one random secret for the whole process (cursors then end with the process).
+  const workerEnv = { ...process.env };
+  if (!workerEnv['GEOAPI_CURSOR_SECRET']?.trim()) {
+    workerEnv['GEOAPI_CURSOR_SECRET'] = randomBytes(32).toString('base64url');
+    log('GEOAPI_CURSOR_SECRET is not set: postcode cursors are signed with a random secret and stop working after a restart or on another replica');
+  }
   for (let threadIndex = 0; threadIndex < threads; threadIndex++) {
-    const worker = new Worker(WORKER_URL, { workerData: { ...init, threadIndex } satisfies WorkerInit });
+    const worker = new Worker(WORKER_URL, { workerData: { ...init, threadIndex } satisfies WorkerInit, env: workerEnv });
     const handle: WorkerHandle = {
       worker,
       waiting: null,

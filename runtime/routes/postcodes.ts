@@ -19,7 +19,7 @@
 //   GEOAPI_POSTCODE_CACHE_MB; 0 entries = off); lookups 24 h, list pages 1 h. A list page served
 //   from it carries the next_cursor issued when it was rendered (at most 1 h older). Errors are
 //   never cached.
-import { CursorCodec, CursorError, cursorSecretsFromEnv, sameFilters, shareEphemeralSecret, type CursorSecrets, type PostcodeFilters } from '../engine/postcodes/cursor.js';
+import { CursorCodec, CursorError, cursorSecretsFromEnv, sameFilters, type CursorSecrets, type PostcodeFilters } from '../engine/postcodes/cursor.js';
 import { PostcodeEngine } from '../engine/postcodes/engine.js';
 import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../engine/postcodes/records.js';
 import { ifNoneMatchHits, ResponseCache, responseCacheLimitsFromEnv, strongEtag } from '../engine/postcodes/response-cache.js';
@@ -43,16 +43,10 @@ const TYPE_RE = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** Shared by both operations: the rendered-response cache and the cursor signer. */
 const responses = new ResponseCache(responseCacheLimitsFromEnv());
-// Created when the module loads (each worker thread at start), so that threads without a configured
-// secret exchange their random keys before any request arrives (see shareEphemeralSecret).
-let cursorCodec = codecFromEnv();
+// Secrets come from GEOAPI_CURSOR_SECRET(_PREVIOUS); the server's main thread sets one random
+// secret for all its threads when none is configured (runtime/http/server.ts).
+let cursorCodec = new CursorCodec(cursorSecretsFromEnv());
 let warnedEphemeral = false;
-
-function codecFromEnv(): CursorCodec {
-  const secrets = cursorSecretsFromEnv();
-  if (secrets.ephemeral) shareEphemeralSecret(secrets);
-  return new CursorCodec(secrets);
-}
 
 /** Replaces the cursor secrets (CLI configuration, tests); by default they come from the environment. */
 export function configurePostcodeCursors(secrets: CursorSecrets): void {

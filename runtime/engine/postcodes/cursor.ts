@@ -6,7 +6,6 @@
 // was issued (cursors expire after 24 hours). Verification accepts the current secret and any
 // previous ones, so a secret can be rotated without breaking the cursors clients hold.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { BroadcastChannel } from 'node:worker_threads';
 
 export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
 /** Cursors issued this far in the future (clock skew between replicas) are still accepted. */
@@ -76,32 +75,6 @@ export function cursorSecretsFromEnv(env: NodeJS.ProcessEnv = process.env): Curs
     return { current: randomBytes(32), previous, ephemeral: true };
   }
   return { current: Buffer.from(current.trim(), 'utf8'), previous, ephemeral: false };
-}
-
-const SHARE_CHANNEL = 'geoapi.postcodes.cursor-secrets';
-const MAX_SHARED_KEYS = 64;
-
-/**
- * Without a configured secret each worker thread generates its own; the server's threads share
- * one port, so a cursor issued by one thread must verify on the others. Each thread announces its
- * random key on a process-local BroadcastChannel and accepts its siblings' keys (never leaves the
- * process). Keys are exchanged when the threads start, long before a client can return a cursor.
- */
-export function shareEphemeralSecret(secrets: CursorSecrets): () => void {
-  const channel = new BroadcastChannel(SHARE_CHANNEL);
-  channel.onmessage = (event) => {
-    const data = (event as MessageEvent).data as { key?: unknown; reply?: unknown } | null;
-    if (data === null || !(data.key instanceof Uint8Array) || data.key.byteLength !== 32) return;
-    const key = Buffer.from(data.key);
-    if (!key.equals(secrets.current) && !secrets.previous.some((k) => k.equals(key))) {
-      secrets.previous.push(key);
-      if (secrets.previous.length > MAX_SHARED_KEYS) secrets.previous.shift();
-    }
-    if (data.reply !== true) channel.postMessage({ key: new Uint8Array(secrets.current), reply: true });
-  };
-  channel.unref();
-  channel.postMessage({ key: new Uint8Array(secrets.current), reply: false });
-  return () => channel.close();
 }
 
 function encodeBase64url(bytes: Buffer | string): string {
