@@ -18,6 +18,7 @@ import { PrefixIndex, PrefixIndexBuilder } from '../runtime/indexes/prefix-index
 import { TrigramIndex, TrigramIndexBuilder } from '../runtime/indexes/trigram-index.js';
 import { matchKey } from '../runtime/text/normalise.js';
 import { commonTrigramCount, similarityFromCounts, trigramsOf } from '../runtime/text/trigram.js';
+import { prng } from '../test/support/random.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
 const citiesDir = resolve(repoRoot, '../shared/data/csc/contributions/cities');
@@ -47,17 +48,6 @@ function loadCities(): City[] {
   return cities;
 }
 
-/** mulberry32, so every run benchmarks the same queries. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function typo(random: () => number, text: string): string {
   const chars = [...text];

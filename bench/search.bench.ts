@@ -41,6 +41,7 @@ import { loadStore } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/types.js';
 import { matchKey } from '../runtime/text/normalise.js';
 import { bruteAutocomplete, bruteFuzzy, bruteNearby, placesOf, type Places } from '../test/search/oracles.js';
+import { prng } from '../test/support/random.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
 const fullSource = resolve(repoRoot, '../shared/data/csc');
@@ -71,17 +72,6 @@ function stats(ms: number[]): Stats {
   return { p50: at(0.5), p99: at(0.99), mean, qps: 1000 / mean, n: sorted.length };
 }
 
-/** mulberry32, so every run benchmarks the same queries. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function typo(random: () => number, text: string): string {
   const chars = [...text];

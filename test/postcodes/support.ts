@@ -11,6 +11,7 @@ import type { PostcodeRecord } from '../../runtime/format/model.js';
 import { compareUtf8 } from '../../runtime/format/string-table.js';
 import { matchKey, postcodeKey } from '../../runtime/text/normalise.js';
 import type { PostcodeFilters } from '../../runtime/engine/postcodes/cursor.js';
+export { prng as random } from '../support/random.js';
 
 /** dist/test/postcodes/support.js → repository root. */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -74,14 +75,3 @@ export function matchesFilters(record: PostcodeRecord, filters: PostcodeFilters)
   return true;
 }
 
-/** Small deterministic PRNG (mulberry32) for property tests. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

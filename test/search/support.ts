@@ -13,6 +13,7 @@ import { loadStore } from '../../runtime/store/index.js';
 import type { Store } from '../../runtime/store/types.js';
 import { contextFor } from '../reference/support/context.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+export { prng } from '../support/random.js';
 
 /** A real server (child process, one worker, no quotas) over the fixture snapshot, one key per plan. */
 export function startSearchServer(): Promise<TestServer> {
@@ -107,14 +108,3 @@ function check(ref: string, data: unknown): string | null {
 
 // ---- randomness --------------------------------------------------------------------------------
 
-/** mulberry32: deterministic, so a failing case reproduces from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

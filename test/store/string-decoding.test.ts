@@ -2,20 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as flatbuffers from 'flatbuffers';
 import { decodeUtf8, RecordByteBuffer } from '../../runtime/store/codecs.js';
+import { prng } from '../support/random.js';
 
 const reference = new TextDecoder();
 
-/** mulberry32, so a failing case reproduces. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** decodeUtf8 of `bytes` placed at an offset inside a larger (shared) buffer, as record tables hold them. */
 function decodeAt(bytes: Uint8Array): string {
