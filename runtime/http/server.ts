@@ -55,7 +55,7 @@ export interface RunningServer {
   threads: number;
   uws: UwsBuild;
   store: StoreSummary;
-  /** 'off' or the quota module's path. */
+  /** 'off', or 'on' (the quota module logs its mode: in memory or Redis). */
   quota: string;
   /** Re-reads the key file now (also happens on change and on SIGHUP in the CLI). */
   reloadKeys(): void;
@@ -294,7 +294,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     threads,
     uws: first.build,
     store: first.store,
-    quota: quotaModule === null ? 'off' : fileURLToPath(quotaModule),
+    quota: quotaModule === null ? 'off' : 'on',
     reloadKeys,
     reloadPolicy,
     close: async () => {
