@@ -51,9 +51,10 @@ export function optionsFrom(argv: string[], log: (line: string) => void): { opti
     warmupSeconds: smoke ? 0 : 1,
     connections: 32,
     workers: positive('workers', values.workers, availableParallelism()),
-    requestsPerOperation: smoke ? 40 : 2000,
-    mixSize: smoke ? 200 : 4000,
+    requestsPerOperation: smoke ? 40 : 20_000,
+    mixSize: smoke ? 200 : 100_000,
     validationSample: smoke ? 10 : 25,
+    serviceSample: smoke ? 10 : 2000,
     // wrk counts whole seconds: sub-second smoke runs use the Node generator.
     useWrk: !smoke && !values['node-loadgen'] && Number.isInteger(seconds) && wrkAvailable(),
     seed: 20261122,

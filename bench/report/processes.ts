@@ -34,6 +34,41 @@ export function get(url: string, key: string, timeoutMs = 30_000): Promise<Reply
   });
 }
 
+export interface ServiceTimes {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** The slowest requests (ms, path). */
+  slowest: { ms: number; path: string }[];
+}
+
+/** Times `paths` one at a time on one keep-alive connection: the cost of each answer without queueing. */
+export async function serviceTimes(url: string, key: string, paths: string[]): Promise<ServiceTimes> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const timed: { ms: number; path: string }[] = [];
+  try {
+    for (const path of paths) {
+      const t = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        http
+          .get(`${url}${path}`, { agent, headers: { 'X-GEOAPI-KEY': key } }, (res) => {
+            res.resume();
+            res.on('end', resolve);
+            res.on('error', reject);
+          })
+          .on('error', reject);
+      });
+      timed.push({ ms: performance.now() - t, path });
+    }
+  } finally {
+    agent.destroy();
+  }
+  const sorted = timed.map((t) => t.ms).sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1), slowest: timed.sort((a, b) => b.ms - a.ms).slice(0, 3) };
+}
+
 export interface RunningServer {
   name: string;
   url: string;
@@ -166,4 +201,27 @@ export function machineBusySeconds(): number {
   const ticks = values.map(Number);
   const total = ticks.slice(0, 8).reduce((sum, n) => sum + n, 0); // user … steal (guest is inside user)
   return (total - ticks[3]! - ticks[4]!) / 100;
+}
+
+/**
+ * TCP segments retransmitted so far on this machine (/proc/net/snmp). On loopback a
+ * retransmission means a dropped segment, which costs its request at least the 200 ms minimum
+ * retransmission timeout: a latency run with any is disturbed (usually by other heavy loopback
+ * traffic on a shared machine).
+ */
+export function tcpRetransmits(): number {
+  try {
+    const lines = readFileSync('/proc/net/snmp', 'utf8').split('\n').filter((line) => line.startsWith('Tcp:'));
+    const names = lines[0]!.trim().split(/\s+/);
+    const values = lines[1]!.trim().split(/\s+/);
+    return Number(values[names.indexOf('RetransSegs')]);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time the hypervisor gave to other guests while this machine wanted it (seconds, every core). */
+export function stealSeconds(): number {
+  const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+  return Number(values[7] ?? 0) / 100;
 }

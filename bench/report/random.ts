@@ -1,16 +1,8 @@
-// Seeded randomness, so every run of the report sends the same requests and samples the same cities.
+// Seeded randomness, so every run of the report sends the same requests and samples the same cities
+// (the project's one PRNG, test/support/random.ts, plus the few draws the workload needs).
+import { prng } from '../../test/support/random.js';
 
-/** mulberry32: a small, fast 32-bit generator; `seed` fixes the whole sequence. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng };
 
 /** A uniform integer in [0, n). */
 export function below(random: () => number, n: number): number {

@@ -25,6 +25,15 @@ export interface LoadConfig {
   warmupSeconds?: number;
   /** Requests per second (open mode). */
   rate?: number;
+  /** Percentiles are also computed per consecutive window of the measured period (default 1). */
+  windows?: number;
+}
+
+export interface Percentiles {
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
 }
 
 export interface LoadResult {
@@ -43,6 +52,12 @@ export interface LoadResult {
   max: number;
   /** CPU the generator itself used (cores): near 1 means it, not the server, set the pace. */
   generatorCores: number;
+  /** Percentiles of each consecutive window of the measured period. */
+  windows: Percentiles[];
+  /** The slowest requests of the measured period (latency as measured, path). */
+  slowest: { ms: number; path: string }[];
+  /** The slowest answer of each 100 ms of the measured period (by start time), ms: shows whether a tail is one stall or spread out. */
+  worstPer100ms: number[];
 }
 
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -60,7 +75,7 @@ class Latencies {
     this.values[this.length++] = ms;
   }
 
-  percentiles(): { p50: number; p99: number; p999: number; max: number } {
+  percentiles(): Percentiles {
     const sorted = this.values.slice(0, this.length).sort();
     const at = (q: number): number => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!);
     return { p50: at(0.5), p99: at(0.99), p999: at(0.999), max: at(1) };
@@ -73,6 +88,8 @@ class Connection {
   private bodyLeft = -1;
   private status = 0;
   private startedAt = 0;
+  /** Index (in the rotation) of the request in flight. */
+  index = 0;
   readonly socket: Socket;
 
   constructor(
@@ -100,8 +117,9 @@ class Connection {
     });
   }
 
-  send(request: Buffer, startedAt: number): void {
+  send(request: Buffer, startedAt: number, index: number): void {
     this.busy = true;
+    this.index = index;
     this.startedAt = startedAt;
     this.header = null;
     this.bodyLeft = -1;
@@ -160,6 +178,13 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
   if (paths.length === 0) throw new Error(`${config.pathsFile}: expected request paths, found none`);
   const requests = paths.map((path) => Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${config.port}\r\nX-GEOAPI-KEY: ${config.key}\r\n\r\n`, 'latin1'));
   const latencies = new Latencies();
+  const windowCount = Math.max(1, Math.floor(config.windows ?? 1));
+  const windowLatencies = Array.from({ length: windowCount }, () => new Latencies());
+  const windowMs = (config.seconds * 1000) / windowCount;
+  const record = (startedAt: number, ms: number, measureFrom: number): void => {
+    latencies.push(ms);
+    windowLatencies[Math.min(windowCount - 1, Math.floor((startedAt - measureFrom) / windowMs))]!.push(ms);
+  };
   const open = config.mode === 'open';
   const rate = config.rate ?? 0;
   if (open && !(rate > 0)) throw new Error(`open mode: expected a positive rate, found ${config.rate}`);
@@ -170,6 +195,17 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
   let errors = 0;
   let stopping = false;
   const free: Connection[] = [];
+  const worst: number[] = [];
+  const SLOWEST = 5;
+  const slowest: { ms: number; index: number }[] = [];
+  const keepSlowest = (ms: number, index: number): void => {
+    if (slowest.length === SLOWEST && ms <= slowest[SLOWEST - 1]!.ms) return;
+    const known = slowest.find((s) => s.index === index);
+    if (known) known.ms = Math.max(known.ms, ms);
+    else slowest.push({ ms, index });
+    slowest.sort((a, b) => b.ms - a.ms);
+    if (slowest.length > SLOWEST) slowest.length = SLOWEST;
+  };
   /** Since when at least one connection has been free without interruption (null: all busy). */
   let freeSince: number | null = null;
 
@@ -187,7 +223,10 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
       let unsent = 0;
       if (open) {
         // Due but never sent: they waited at least until now.
-        for (let i = next; t0 + i * intervalMs < endAt; i++, unsent++) latencies.push(now - (t0 + i * intervalMs));
+        for (let i = next; t0 + i * intervalMs < endAt; i++, unsent++) {
+          const dueAt = t0 + i * intervalMs;
+          if (dueAt >= measureFrom) record(dueAt, now - dueAt, measureFrom);
+        }
       }
       for (const conn of connections) conn.socket.destroy();
       done({
@@ -200,6 +239,9 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
         unsent,
         targetRate: open ? rate : null,
         ...latencies.percentiles(),
+        windows: windowLatencies.map((w) => w.percentiles()),
+        slowest: slowest.map((s) => ({ ms: Math.round(s.ms * 100) / 100, path: paths[s.index]! })),
+        worstPer100ms: Array.from(worst, (v) => Math.round((v ?? 0) * 100) / 100),
         generatorCores: (() => {
           const used = process.cpuUsage(cpu0);
           return (used.user + used.system) / 1000 / (now - t0);
@@ -213,7 +255,7 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
     };
 
     const sendOn = (conn: Connection, startedAt: number): void => {
-      conn.send(requests[next % requests.length]!, startedAt);
+      conn.send(requests[next % requests.length]!, startedAt, next % requests.length);
       next++;
       if (free.length === 0) freeSince = null;
     };
@@ -242,7 +284,10 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
       const now = performance.now();
       // Answers arriving after the end still count as latencies, not as throughput.
       if (startedAt >= measureFrom && startedAt < endAt) {
-        latencies.push(now - startedAt);
+        record(startedAt, now - startedAt, measureFrom);
+        keepSlowest(now - startedAt, conn.index);
+        const window = Math.floor((startedAt - measureFrom) / 100);
+        worst[window] = Math.max(worst[window] ?? 0, now - startedAt);
         if (now <= endAt) completed++;
         if (status < 200 || status > 299) non2xx++;
       }
