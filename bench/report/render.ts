@@ -134,8 +134,7 @@ function latencyCell(stats: RunStats | undefined): string {
   const bound = f.generatorCores > 0.9 ? ' (load generator at its limit)' : '';
   const w = windowMedians(f);
   const disturbed = stats.fixedRetransmits ? ` · ${stats.fixedRetransmits} TCP retransmissions` : '';
-  const repeated = stats.fixedAttempts > 1 ? ' (repeated)' : '';
-  return `${ms(w.p50)} / ${ms(w.p99)} / ${ms(w.p999)} · run p99 ${ms(f.p99)}${behind}${bound}${disturbed}${repeated}`;
+  return `${ms(w.p50)} / ${ms(w.p99)} / ${ms(w.p999)} · run p99 ${ms(f.p99)}${behind}${bound}${disturbed}`;
 }
 
 function latencyTable(data: ReportData): string {

@@ -65,13 +65,11 @@ export interface RunStats {
   /** Cores used during the fixed-rate run: by the server, and by the whole machine. */
   fixedServerCores: number | null;
   fixedMachineCores: number | null;
-  /** TCP retransmissions on the machine during the saturation and the (kept) fixed-rate run. */
+  /** TCP retransmissions on the machine during the saturation and the fixed-rate run (a dropped loopback segment costs its request ≥ 200 ms). */
   saturationRetransmits: number;
   fixedRetransmits: number | null;
-  /** CPU stolen by the hypervisor during the kept fixed-rate run (ms, every core). */
+  /** CPU stolen by the hypervisor during the fixed-rate run (ms, every core). */
   fixedStealMs: number | null;
-  /** Fixed-rate attempts: a run disturbed by TCP retransmissions is repeated once. */
-  fixedAttempts: number;
   /** Why there is no fixed-rate run (the system's peak is below the rate). */
   fixedSkipped: string | null;
 }
@@ -362,7 +360,6 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           saturationRetransmits,
           fixedRetransmits: null,
           fixedStealMs: null,
-          fixedAttempts: 0,
           fixedSkipped: null,
         };
         await drain(system, options.workers, probePath, key);
@@ -374,29 +371,18 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           stats.fixedSkipped = `peak ${Math.round(stats.saturation.requestsPerSecond).toLocaleString('en-US')} req/s is below the rate`;
           continue;
         }
-        // A run disturbed by TCP retransmissions (dropped loopback segments: 200 ms each) is repeated once.
-        for (let attempt = 1; attempt <= 2; attempt++) {
-          if (attempt > 1) await drain(system, options.workers, probePath, key);
-          const pids = system.pids();
-          const cpuBefore = cpuSeconds(pids);
-          const busyBefore = machineBusySeconds();
-          const retransmitsBefore = tcpRetransmits();
-          const stealBefore = stealSeconds();
-          const t = performance.now();
-          const fixed = await driver.fixedRate(system.server.port, key, pathsFile(name), options.fixedSeconds, result.targetRate);
-          const wall = (performance.now() - t) / 1000;
-          const retransmits = tcpRetransmits() - retransmitsBefore;
-          stats.fixedAttempts = attempt;
-          if (stats.fixed === null || retransmits < stats.fixedRetransmits!) {
-            stats.fixed = fixed;
-            stats.fixedRetransmits = retransmits;
-            stats.fixedServerCores = (cpuSeconds(pids) - cpuBefore) / wall;
-            stats.fixedMachineCores = (machineBusySeconds() - busyBefore) / wall;
-            stats.fixedStealMs = (stealSeconds() - stealBefore) * 1000;
-          }
-          if (retransmits === 0) break;
-          log(`${name}: ${system.name}'s fixed-rate run saw ${retransmits} TCP retransmissions${attempt === 1 ? '; repeating it' : ''}`);
-        }
+        const pids = system.pids();
+        const cpuBefore = cpuSeconds(pids);
+        const busyBefore = machineBusySeconds();
+        const retransmitsBefore = tcpRetransmits();
+        const stealBefore = stealSeconds();
+        const t = performance.now();
+        stats.fixed = await driver.fixedRate(system.server.port, key, pathsFile(name), options.fixedSeconds, result.targetRate);
+        const wall = (performance.now() - t) / 1000;
+        stats.fixedRetransmits = tcpRetransmits() - retransmitsBefore;
+        stats.fixedServerCores = (cpuSeconds(pids) - cpuBefore) / wall;
+        stats.fixedMachineCores = (machineBusySeconds() - busyBefore) / wall;
+        stats.fixedStealMs = (stealSeconds() - stealBefore) * 1000;
         await drain(system, options.workers, probePath, key);
       }
       results.push(result);
