@@ -3,7 +3,7 @@
 // every error names the JSON path and says what was expected and what was found.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { PlanName, Tier } from '../routes/types.js';
+import type { PlanName, Tier } from '../contract/index.js';
 
 export const POLICY_FORMAT = 'geoapi-policy';
 export const POLICY_FORMAT_VERSION = 1;

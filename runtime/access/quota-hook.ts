@@ -10,7 +10,7 @@
 // The server loads `runtime/access/quota/index.js` by default (ServerOptions.quotaModule
 // overrides it); when that module does not exist, quotas are off (noQuotaGate) and the server
 // says so at start.
-import type { Caller } from '../routes/types.js';
+import type { Caller } from '../contract/index.js';
 import type { Policy } from './policy.js';
 
 export interface QuotaDecision {
