@@ -9,11 +9,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import { buildSnapshot } from '../build-index/build.js';
-import { configurePostcodeCursors, clearPostcodeResponseCache, postcodeOperations } from '../runtime/routes/postcodes.js';
+import { engineFor } from '../runtime/engine/index.js';
+import { configurePostcodeCursors, clearPostcodeResponseCache, postcodeOperations } from '../runtime/routes/postcodes/index.js';
 import { PostcodeEngine } from '../runtime/engine/postcodes/engine.js';
-import { postcodeProjection, serializePostcodes } from '../runtime/engine/postcodes/records.js';
+import { postcodeProjection, serializePostcodes } from '../runtime/render/postcodes.js';
 import type { PostcodeRecord } from '../runtime/format/model.js';
-import type { Caller, Operation, RequestContext } from '../runtime/routes/types.js';
+import type { Caller } from '../runtime/contract/index.js';
+import type { Operation, RequestContext } from '../runtime/routes/types.js';
 import { loadStore } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/types.js';
 import { postcodeKey } from '../runtime/text/normalise.js';
@@ -31,6 +33,7 @@ function contextFor(store: Store, params: Record<string, string>, query: Record<
     query: new Map(Object.entries(query)),
     header: () => undefined,
     caller,
+    engine: engineFor(store),
     store,
     now: new Date(),
     requireFeature: () => {},

@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import * as flatbuffers from 'flatbuffers';
 import { Bench } from 'tinybench';
 import { buildSnapshot } from '../build-index/build.js';
+import { engineFor } from '../runtime/engine/index.js';
 import { autocompleteSearch } from '../runtime/engine/search/autocomplete.js';
 import { searchContext } from '../runtime/engine/search/context.js';
 import { fuzzySearch } from '../runtime/engine/search/fuzzy.js';
@@ -33,7 +34,8 @@ import { nearbySearch } from '../runtime/engine/search/nearby.js';
 import { RowRanges } from '../runtime/engine/search/row-filter.js';
 import { searchOperations } from '../runtime/routes/search/index.js';
 import { searchCache } from '../runtime/routes/search/shared.js';
-import type { Caller, Operation, RequestContext } from '../runtime/routes/types.js';
+import type { Caller } from '../runtime/contract/index.js';
+import type { Operation, RequestContext } from '../runtime/routes/types.js';
 import { City } from '../runtime/format/generated/geoapi/fb.js';
 import { recordsSection } from '../runtime/format/sections.js';
 import { cityCodec } from '../runtime/store/codecs.js';
@@ -121,6 +123,7 @@ function contextOf(store: Store, query: Query): RequestContext {
     query: new Map(Object.entries(query)),
     header: () => undefined,
     caller: CALLER,
+    engine: engineFor(store),
     store,
     now: new Date(),
     requireFeature: () => {},

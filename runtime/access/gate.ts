@@ -1,5 +1,5 @@
 // Plan checks: who the caller is (plan → tiers and rank) and the 403 in the operation's shape.
-import { ApiError, type Caller, type ErrorShape, type PlanName } from '../routes/types.js';
+import { ApiError, type Caller, type ErrorShape, type PlanName } from '../contract/index.js';
 import type { FeatureRequirement, Policy } from './policy.js';
 
 /** The Caller for a key of `plan` (one frozen object per key, built when keys load). */

@@ -1,7 +1,7 @@
 // Per-request key lookup in a worker: HMAC the presented key once, one Map lookup. A small bounded
 // cache maps recently presented key strings to their entry so repeat callers skip the HMAC.
 import { createHmac } from 'node:crypto';
-import type { Caller } from '../routes/types.js';
+import type { Caller } from '../contract/index.js';
 import { callerFor } from './gate.js';
 import { MAX_KEY_LENGTH, type KeyFile } from './keys.js';
 import type { Policy } from './policy.js';

@@ -4,7 +4,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
-import type { PlanName } from '../routes/types.js';
+import type { PlanName } from '../contract/index.js';
 import { PLAN_NAMES } from './policy.js';
 
 export const KEY_FILE_FORMAT = 'geoapi-keys';

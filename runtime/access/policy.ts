@@ -3,16 +3,16 @@
 // every error names the JSON path and says what was expected and what was found.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { PlanName, Tier } from '../routes/types.js';
+import type { PlanName, Tier } from '../contract/index.js';
 
 export const POLICY_FORMAT = 'geoapi-policy';
 export const POLICY_FORMAT_VERSION = 1;
-export const PLAN_NAMES: readonly PlanName[] = ['community', 'starter', 'supporter', 'professional', 'business', 'legacy', 'playground'];
 const TIERS: readonly Tier[] = ['basic', 'coordinates', 'full'];
 const COUNTRY_TIERS = ['basic', 'full'] as const;
 
 /** Default policy file: data/policy.json at the package root (this file is dist/runtime/access/policy.js). */
 export const DEFAULT_POLICY_FILE = fileURLToPath(new URL('../../../data/policy.json', import.meta.url));
+
 
 export interface PlanQuota {
   daily: number;
@@ -224,4 +224,24 @@ export function requirementOf(policy: Policy, operation: string, feature: string
   const found = policy.operations.get(operation)?.features.get(feature) ?? policy.features.get(feature);
   if (!found) throw new Error(`policy has no feature ${JSON.stringify(feature)} (asked by operation ${operation})`);
   return found;
+}
+
+/**
+ * The plans the server knows: the keys of `plans` in data/policy.json, in file order. Code names
+ * no plan; a policy file (the default or an operator's) must give an entry for each of these, and
+ * key files may only name them. Adding a plan = adding it to data/policy.json. (Defined last: it is read with the helpers above.)
+ */
+export const PLAN_NAMES: readonly PlanName[] = declaredPlans(readPolicyText(DEFAULT_POLICY_FILE), DEFAULT_POLICY_FILE);
+
+function declaredPlans(text: string, source: string): PlanName[] {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (error) {
+    throw new PolicyError(`policy: ${source} is not valid JSON: ${(error as Error).message}`);
+  }
+  const plans = objectAt(objectAt(root, '(root)')['plans'], 'plans');
+  const names = entries(plans).map(([name]) => name);
+  if (names.length === 0) fail('plans', 'at least one plan', plans);
+  return names;
 }

@@ -3,14 +3,14 @@
 // so a 401 or a gate 403 never counts (the spec: "A 401 or 429 does not count"; whether a 429
 // counts is the gate's own logic).
 //
-// Plugging in (helper H4): a quota module exports
+// Plugging in: a quota module exports
 //   createQuotaShared?(policy: Policy): unknown            — main thread, once; the value (e.g. a
 //                                                           SharedArrayBuffer) is posted to workers
 //   createQuotaGate(init: QuotaGateInit): QuotaGate       — in each worker thread
 // The server loads `runtime/access/quota/index.js` by default (ServerOptions.quotaModule
 // overrides it); when that module does not exist, quotas are off (noQuotaGate) and the server
 // says so at start.
-import type { Caller } from '../routes/types.js';
+import type { Caller } from '../contract/index.js';
 import type { Policy } from './policy.js';
 
 export interface QuotaDecision {

@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { addKey, keyStatus, newKeyFile, parseExpiry, readKeyFile, revokeKey, writeKeyFile, type KeyFile } from '../access/keys.js';
 import { PLAN_NAMES } from '../access/policy.js';
-import type { PlanName } from '../routes/types.js';
+import type { PlanName } from '../contract/index.js';
 import { keysFileFrom } from './paths.js';
 import { UsageError } from './usage.js';
 

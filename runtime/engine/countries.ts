@@ -1,5 +1,6 @@
 // Country resolution: ciso = alpha-2, alpha-3 or the numeric internal id (`1` and `001` equal),
 // letters case-insensitive. Returns rows (-1 when unknown); callers decode what they need.
+// The one code → row lookup of the runtime: when two rows share a code, the first row wins.
 import type { Store } from '../store/types.js';
 import { perStore } from './per-store.js';
 

@@ -14,6 +14,7 @@
 import { createRequire } from 'node:module';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import type { Store } from '../store/types.js';
+import { countryRowByIso2 } from './countries.js';
 import { perStore } from './per-store.js';
 
 interface MetadataJson {
@@ -80,28 +81,25 @@ function entryOf(iso2: string, iso3: string, dial: DialCode): PhoneEntry {
 interface PhoneTable {
   /** Entries of every country with a dial code, sorted by ISO2. */
   entries: PhoneEntry[];
+  /** The country row of each entry (same order as `entries`). */
+  rows: number[];
   entryByRow: Map<number, PhoneEntry>;
-  rowByIso2: Map<string, number>;
-  /** JSON.stringify(entry) without its closing brace, for parsedPhoneJson. */
-  jsonPrefixByRow: Map<number, string>;
 }
 
 const phoneTable = perStore((store): PhoneTable => {
   const rows: number[] = [];
   const entryByRow = new Map<number, PhoneEntry>();
-  const rowByIso2 = new Map<string, number>();
   for (let row = 0; row < store.countries.count; row++) {
     const country = store.countries.record(row);
     const dial = dialCodeOf(country.iso2, country.phonecode);
     if (!dial) continue;
     entryByRow.set(row, entryOf(country.iso2, country.iso3, dial));
-    rowByIso2.set(country.iso2.toUpperCase(), row);
     rows.push(row);
   }
-  const entries = rows.map((row) => entryByRow.get(row)!).sort((a, b) => (a.iso2 < b.iso2 ? -1 : a.iso2 > b.iso2 ? 1 : 0));
-  const jsonPrefixByRow = new Map<number, string>();
-  for (const [row, entry] of entryByRow) jsonPrefixByRow.set(row, JSON.stringify(entry).slice(0, -1));
-  return { entries, entryByRow, rowByIso2, jsonPrefixByRow };
+  const iso2Of = (row: number) => entryByRow.get(row)!.iso2;
+  rows.sort((a, b) => (iso2Of(a) < iso2Of(b) ? -1 : iso2Of(a) > iso2Of(b) ? 1 : 0));
+  const entries = rows.map((row) => entryByRow.get(row)!);
+  return { entries, rows, entryByRow };
 });
 
 /** Every country with a dial code, sorted by ISO2. */
@@ -152,12 +150,12 @@ function buildPrefixIndex(store: Store, nowMs: number): PrefixIndex {
     if (rows) rows.push(row);
     else rowsByPrefix.set(key, [row]);
   };
-  for (const entry of table.entries) {
-    const row = table.rowByIso2.get(entry.iso2.toUpperCase())!;
+  table.entries.forEach((entry, i) => {
+    const row = table.rows[i]!;
     const callingCode = entry.dial_code.slice(1);
     add(callingCode, row);
     if (entry.area_code) add(`${callingCode}${entry.area_code}`, row);
-  }
+  });
   const index = { builtAtMs: nowMs, rowsByPrefix };
   prefixIndexes.get(store).current = index;
   return index;
@@ -218,16 +216,6 @@ export function matchPhoneDigits(store: Store, digits: string, nowMs: number): P
   return { row, callingCodeLength: callingCode.length, indexHit };
 }
 
-/**
- * The JSON of a parsed number with every field (what serializeObject gives for PHONE_PARSE_FIELDS
- * without `fields`), built from the country's prepared prefix: only country data is kept, never
- * the number. `digits` are ASCII digits (validated by the caller), so they need no escaping.
- */
-export function parsedPhoneJson(store: Store, match: PhoneMatch, digits: string): string {
-  const prefix = phoneTable.get(store).jsonPrefixByRow.get(match.row)!;
-  return `${prefix},"national_number":"${digits.slice(match.callingCodeLength)}","e164":"+${digits}"}`;
-}
-
 // libphonenumber's region for a shared calling code depends on the number's leading digits
 // (NANP: the area code). Its answer is memoised per (calling code, area code or next 6 digits) so a request
 // costs a Map lookup; only the prefix is kept, never the number. Six digits: libphonenumber's
@@ -256,15 +244,15 @@ function regionOfLeadingDigits(callingCode: string, digits: string): string | un
 function chooseAmong(store: Store, rows: number[], callingCode: string, digits: string): number {
   const table = phoneTable.get(store);
   const regionIso2 = regionOfLeadingDigits(callingCode, digits);
-  const region = regionIso2 ? table.rowByIso2.get(regionIso2.toUpperCase()) : undefined;
-  if (region !== undefined && rows.includes(region)) return region;
+  const region = regionIso2 ? countryRowByIso2(store, regionIso2) : -1;
+  if (region >= 0 && rows.includes(region)) return region;
   if (callingCode === '1') {
     const area = digits.slice(1, 4);
     const territory = rows.find((row) => table.entryByRow.get(row)?.area_code === area);
     if (territory !== undefined) return territory;
   }
   const mainIso2 = mainCountryOfCallingCode(callingCode);
-  const main = mainIso2 ? table.rowByIso2.get(mainIso2.toUpperCase()) : undefined;
-  if (main !== undefined && rows.includes(main)) return main;
+  const main = mainIso2 ? countryRowByIso2(store, mainIso2) : -1;
+  if (main >= 0 && rows.includes(main)) return main;
   return rows[0]!;
 }

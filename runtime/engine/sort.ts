@@ -6,7 +6,11 @@
 // from params.sortParam. Numbers and decimal text (latitude …) compare numerically, text by
 // matchKey() then raw text; null/absent values always sort last, whatever the direction.
 import { matchKey } from '../text/normalise.js';
-import type { EntityFields } from './fields.js';
+
+/** What sorting needs of a field list (render/fields.ts): how each field compares. */
+export interface SortableFields {
+  readonly byName: ReadonlyMap<string, { readonly sortAs: 'number' | 'text' | 'none' }>;
+}
 
 export interface SortKey {
   field: string;
@@ -44,7 +48,7 @@ function compareKeys(a: Key, b: Key): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function sortObjects<T extends object>(items: T[], keys: readonly SortKey[], set: EntityFields): T[] {
+export function sortObjects<T extends object>(items: T[], keys: readonly SortKey[], set: SortableFields): T[] {
   if (keys.length === 0 || items.length < 2) return items;
   const numeric = keys.map((k) => set.byName.get(k.field)?.sortAs === 'number');
   // Decorate once: matchKey per comparison would dominate the sort.

@@ -4,22 +4,32 @@ import type { Store } from '../store/types.js';
 import { perStore } from './per-store.js';
 
 const localCodes = perStore((store) => {
-  // `${countryRow}:${ISO2}` → first state row (rows are in name order within a country).
-  const byLocalCode = new Map<string, number>();
+  // `${countryRow}:${ISO2}` → the country's state rows with that code, ascending (rows are in name
+  // order within a country). Usually one; a few countries reuse a code.
+  const byLocalCode = new Map<string, number[]>();
   const parents = store.relations.stateCountryRow;
   for (let row = 0; row < store.states.count; row++) {
     const iso2 = store.states.record(row).iso2;
     if (!iso2) continue;
-    const key = `${parents[row]}:${iso2.toUpperCase()}`;
-    if (!byLocalCode.has(key)) byLocalCode.set(key, row);
+    push(byLocalCode, `${parents[row]}:${iso2.toUpperCase()}`, row);
   }
   return byLocalCode;
 });
 
-/** Row of the state with local code `siso` in the country at `countryRow`, or -1. */
+const NO_ROWS: readonly number[] = Object.freeze([]);
+
+/**
+ * Rows of the states in the country at `countryRow` whose code (`iso2`, what cities carry as
+ * `state_code`) equals `code` case-insensitively, ascending; empty when none.
+ */
+export function stateRowsInCountry(store: Store, countryRow: number, code: string): readonly number[] {
+  if (countryRow < 0) return NO_ROWS;
+  return localCodes.get(store).get(`${countryRow}:${code.trim().toUpperCase()}`) ?? NO_ROWS;
+}
+
+/** Row of the state with local code `siso` in the country at `countryRow` (the first by name when several share it), or -1. */
 export function stateRowInCountry(store: Store, countryRow: number, siso: string): number {
-  if (countryRow < 0) return -1;
-  return localCodes.get(store).get(`${countryRow}:${siso.trim().toUpperCase()}`) ?? -1;
+  return stateRowsInCountry(store, countryRow, siso)[0] ?? -1;
 }
 
 const iso3166 = perStore((store) => {

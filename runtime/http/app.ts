@@ -9,7 +9,9 @@ import type { QuotaDecision, QuotaGate } from '../access/quota-hook.js';
 import { forbidden } from '../access/gate.js';
 import type { KeyIndex } from '../access/key-index.js';
 import type { FeatureRequirement, OperationPolicy, Policy } from '../access/policy.js';
-import { ApiError, type Caller, type ErrorShape, type Operation, type Reply, type RequestContext } from '../routes/types.js';
+import { ApiError, type Caller, type ErrorShape } from '../contract/index.js';
+import { engineFor, type Engine } from '../engine/index.js';
+import type { Operation, Reply, RequestContext } from '../routes/types.js';
 import type { Store } from '../store/types.js';
 import { CompressionCache } from './encoding.js';
 import { decodePathParam, parseQuery, QueryError } from './query.js';
@@ -71,6 +73,7 @@ class Context implements RequestContext {
     readonly params: Record<string, string>,
     readonly query: ReadonlyMap<string, string>,
     readonly caller: Caller,
+    readonly engine: Engine,
     readonly store: Store,
     readonly now: Date,
     private readonly req: UwsHttpRequest,
@@ -111,6 +114,7 @@ function isReply(value: unknown): value is Reply {
 /** Builds the worker's app; returns it with a function re-reading route policies after a policy reload. */
 export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): void } {
   const { uws, store, state, log } = options;
+  const engine = engineFor(store);
   const app = uws.App();
   const idPrefix = `${randomBytes(4).toString('hex')}-${options.threadIndex.toString(36)}-`;
   let requestCount = 0;
@@ -231,7 +235,7 @@ export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): v
         }
       }
       const query = parseQuery(req.getQuery());
-      const reply = route.op.handle(new Context(params, query, caller, store, now, req, route, state.policy));
+      const reply = route.op.handle(new Context(params, query, caller, engine, store, now, req, route, state.policy));
       if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body}`);
       return { status: reply.status, body: reply.body, gzip: reply.gzip, br: reply.br, headers: reply.headers, usageHeaders, plan: caller.plan };
     } catch (error) {

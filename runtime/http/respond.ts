@@ -1,7 +1,7 @@
 // Writing one response: status line, the headers every response carries, negotiated encoding,
 // Cache-Control rules, and the body, all inside one cork so it leaves in one write.
 import { STATUS_CODES } from 'node:http';
-import type { ErrorShape } from '../routes/types.js';
+import type { ErrorShape } from '../contract/index.js';
 import { chooseEncoding, MIN_COMPRESS_LENGTH, type CompressionCache } from './encoding.js';
 import type { UwsHttpResponse } from './uws.js';
 

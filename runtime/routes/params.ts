@@ -17,11 +17,12 @@
 //   intParam(ctx, name, {min, max, fallback}) / numberParam(ctx, name, {min, max, fallback})
 //   listParams(ctx, set, tier, {q?, localized?}) → ListParams   (all of the above for list ops)
 import { LOCALE_RE } from '../engine/localize.js';
-import type { EntityFields } from '../engine/fields.js';
-import { sortableNames } from '../engine/fields.js';
+import type { EntityFields } from '../render/projection.js';
+import { sortableNames } from '../render/projection.js';
 import type { SortKey } from '../engine/sort.js';
 import { matchKey } from '../text/normalise.js';
-import { ApiError, type RequestContext, type Tier } from './types.js';
+import { ApiError, type Tier } from '../contract/index.js';
+import type { RequestContext } from './types.js';
 
 export type { SortKey } from '../engine/sort.js';
 

@@ -1,5 +1,5 @@
 // Every operation the server exposes; runtime/http registers each path natively with uWS.
-import { postcodeOperations } from './postcodes.js';
+import { postcodeOperations } from './postcodes/index.js';
 import { referenceOperations } from './reference/index.js';
 import { searchOperations } from './search/index.js';
 import type { Operation } from './types.js';

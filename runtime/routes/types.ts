@@ -1,27 +1,10 @@
 // The contract between runtime/http (the only code touching uWebSockets.js) and the operations.
 // An operation is data (path pattern, feature gate, error shape) plus a synchronous handler that
-// turns a parsed request into a Reply. Handlers never see uWS objects.
+// turns a parsed request into a Reply. Handlers never see uWS objects. The vocabulary both sides
+// share (Caller, Tier, ApiError, ErrorShape) lives in runtime/contract.
+import type { Caller, ErrorShape } from '../contract/index.js';
+import type { Engine } from '../engine/index.js';
 import type { Store } from '../store/types.js';
-
-/** Shape A: {error}; shape B: {status: 'error', message, details?}. */
-export type ErrorShape = 'A' | 'B';
-
-export type PlanName = 'community' | 'starter' | 'supporter' | 'professional' | 'business' | 'legacy' | 'playground';
-/** Field-access tier (spec "Data-access tiers"). */
-export type Tier = 'basic' | 'coordinates' | 'full';
-
-export interface Caller {
-  keyId: string;
-  plan: PlanName;
-  /** Plan name as shown in 403 details (`currentTier`): lowercase plan name. */
-  tierName: string;
-  /** Field tier for entities other than countries. */
-  tier: Tier;
-  /** Countries have two tiers only (basic, full). */
-  countryTier: 'basic' | 'full';
-  /** Rank for gates: community/playground 0, starter/legacy 1, supporter 2, professional 3, business 4. */
-  rank: number;
-}
 
 export interface RequestContext {
   /** Path parameters by name, percent-decoded. */
@@ -31,6 +14,8 @@ export interface RequestContext {
   /** Lower-cased request header lookup. */
   header(name: string): string | undefined;
   caller: Caller;
+  /** The engine over `store` (engineFor(store)): the lookups and searches handlers ask. */
+  engine: Engine;
   store: Store;
   /** Request time (injectable clock for tests). */
   now: Date;
@@ -57,19 +42,4 @@ export interface Operation {
   path: string;
   errorShape: ErrorShape;
   handle(ctx: RequestContext): Reply;
-}
-
-/** Thrown by handlers and helpers; the HTTP layer renders it in the operation's shape. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    /** Shape B `details`; in shape A its keys become siblings of `error` (403: feature, upgradeUrl). */
-    readonly details?: Record<string, unknown>,
-    /** Overrides the operation's shape where the spec mixes them within one operation. */
-    readonly shape?: ErrorShape,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
 }

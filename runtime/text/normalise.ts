@@ -11,11 +11,6 @@ const SPECIAL_RE = /[ßæœøđðłıþħŧŋ]/g;
 const MARKS_RE = /[\u0300-\u036f]+/g;
 const SPACES_RE = /\s+/gu;
 
-/** Case folding only: NFC, lower case, outer whitespace trimmed, inner runs collapsed. */
-export function foldCase(text: string): string {
-  return text.normalize('NFC').toLowerCase().replace(SPACES_RE, ' ').trim();
-}
-
 /**
  * The diacritic-insensitive matching form used by q filters, autocomplete and prefix keys:
  * `São Paulo` → `sao paulo`, `Zürich` → `zurich`, `Łódź` → `lodz`.

@@ -1,7 +1,8 @@
 // projectionFor hands out one shared projection per (field list, tier, options).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS, projectionFor } from '../../runtime/engine/fields.js';
+import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
+import { projectionFor } from '../../runtime/render/projection.js';
 
 describe('projection cache', () => {
   it('returns the same frozen projection for the same tier and options', () => {

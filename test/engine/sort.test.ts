@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CITY_FIELDS } from '../../runtime/engine/fields.js';
+import { CITY_FIELDS } from '../../runtime/render/fields.js';
 import { sortObjects } from '../../runtime/engine/sort.js';
 
 const rows = () => [

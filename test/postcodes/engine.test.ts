@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PostcodeColumns } from '../../runtime/engine/postcodes/columns.js';
-import type { PostcodeFilters } from '../../runtime/engine/postcodes/cursor.js';
+import type { PostcodeFilters } from '../../runtime/engine/postcodes/engine.js';
 import { PostcodeEngine } from '../../runtime/engine/postcodes/engine.js';
 import { POSTCODE_FILTERS_SECTION } from '../../runtime/format/postcode-sections.js';
 import type { Store } from '../../runtime/store/types.js';

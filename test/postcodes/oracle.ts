@@ -1,7 +1,7 @@
 // Property checks shared by the fixture and full-dataset tests: paging through the engine with
 // random filters returns exactly the brute-force answer, in order, each row once.
 import assert from 'node:assert/strict';
-import type { PostcodeFilters } from '../../runtime/engine/postcodes/cursor.js';
+import type { PostcodeFilters } from '../../runtime/engine/postcodes/engine.js';
 import { PostcodeEngine } from '../../runtime/engine/postcodes/engine.js';
 import type { PostcodeRecord } from '../../runtime/format/model.js';
 import type { Store } from '../../runtime/store/types.js';

@@ -10,7 +10,7 @@ import type { Store } from '../../runtime/store/types.js';
 import type { PostcodeRecord } from '../../runtime/format/model.js';
 import { compareUtf8 } from '../../runtime/format/string-table.js';
 import { matchKey, postcodeKey } from '../../runtime/text/normalise.js';
-import type { PostcodeFilters } from '../../runtime/engine/postcodes/cursor.js';
+import type { PostcodeFilters } from '../../runtime/engine/postcodes/engine.js';
 export { prng as random } from '../support/random.js';
 
 /** dist/test/postcodes/support.js → repository root. */

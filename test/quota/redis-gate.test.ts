@@ -7,7 +7,7 @@ import { callerFor } from '../../runtime/access/gate.js';
 import { loadPolicy, type Policy } from '../../runtime/access/policy.js';
 import { createQuotaGate, createQuotaShared, type QuotaOptions, type WorkerQuotaGate } from '../../runtime/access/quota/index.js';
 import type { QuotaDecision } from '../../runtime/access/quota-hook.js';
-import type { PlanName } from '../../runtime/routes/types.js';
+import type { PlanName } from '../../runtime/contract/index.js';
 import { redisUnavailableReason, startTestRedis, type TestRedis } from './fixtures/redis-server.js';
 
 const skipReason = redisUnavailableReason(false);

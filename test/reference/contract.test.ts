@@ -14,7 +14,7 @@ const TIER: Record<string, 'basic' | 'coordinates' | 'full'> = {
 const COUNTRY_TIER = (plan: string) => (RANK[plan]! >= 2 ? 'full' : 'basic');
 const REGION_TIER = (plan: string) => (RANK[plan]! >= 2 ? 'coordinates' : 'basic');
 
-// Default key sets per tier, from the spec tables and decisions.md (independent of runtime/engine/fields.ts).
+// Default key sets per tier, from the spec tables and decisions.md (independent of runtime/render/fields.ts).
 const COUNTRY_BASIC = ['id', 'name', 'iso2', 'iso3', 'phonecode', 'capital', 'currency', 'native', 'emoji', 'latitude', 'longitude', 'region', 'region_id', 'subregion', 'subregion_id', 'timezones'];
 const COUNTRY_FULL = [...COUNTRY_BASIC, 'numeric_code', 'currency_name', 'currency_symbol', 'tld', 'nationality', 'population', 'gdp', 'area_sq_km', 'postal_code_format', 'postal_code_regex', 'emojiU', 'wikiDataId'];
 const STATE_BASIC = ['id', 'name', 'iso2', 'country_id', 'country_code', 'latitude', 'longitude', 'timezone'];

@@ -3,11 +3,12 @@
 // writes, and no phone number is kept anywhere.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { COUNTRY_FIELDS, PHONE_PARSE_FIELDS, STATE_FIELDS, makeProjection, projectionFor, serializeObject } from '../../runtime/engine/fields.js';
+import { COUNTRY_FIELDS, PHONE_PARSE_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
+import { makeProjection, projectionFor, serializeObject } from '../../runtime/render/projection.js';
 import { parsePhoneDigits, phoneEntries } from '../../runtime/engine/phone.js';
 import { bodyMemo } from '../../runtime/routes/reference/body-memo.js';
 import { referenceOperations } from '../../runtime/routes/reference/index.js';
-import type { PlanName, Tier } from '../../runtime/routes/types.js';
+import type { PlanName, Tier } from '../../runtime/contract/index.js';
 import type { Store } from '../../runtime/store/types.js';
 import { call } from './support/context.js';
 import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from './support/snapshots.js';

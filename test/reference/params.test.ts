@@ -1,9 +1,10 @@
 // The shared query parameters, called directly (no HTTP), with gates from the real policy file.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CITY_FIELDS, COUNTRY_FIELDS } from '../../runtime/engine/fields.js';
+import { CITY_FIELDS, COUNTRY_FIELDS } from '../../runtime/render/fields.js';
 import { fieldsParam, includeTranslationsParam, intParam, listParams, localeParam, numberParam, qParam, sortParam } from '../../runtime/routes/params.js';
-import { ApiError, type Operation, type PlanName } from '../../runtime/routes/types.js';
+import { ApiError, type PlanName } from '../../runtime/contract/index.js';
+import { type Operation } from '../../runtime/routes/types.js';
 import { contextFor } from './support/context.js';
 import { fixtureSnapshot } from './support/snapshots.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { PlanName } from '../../runtime/routes/types.js';
+import type { PlanName } from '../../runtime/contract/index.js';
 import type { TestServer } from '../support/server.js';
 import { PLANS, repoRoot, startSearchServer, validators } from './support.js';
 

@@ -44,7 +44,7 @@ import { addKey, newKeyFile, writeKeyFile } from '../../runtime/access/keys.js';
 import { DEFAULT_POLICY_FILE, PLAN_NAMES } from '../../runtime/access/policy.js';
 import type { ServerOptions } from '../../runtime/http/server.js';
 import type { UwsBuild } from '../../runtime/http/uws.js';
-import type { PlanName } from '../../runtime/routes/types.js';
+import type { PlanName } from '../../runtime/contract/index.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHILD = fileURLToPath(new URL('./server-child.js', import.meta.url));

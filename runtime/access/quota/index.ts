@@ -3,7 +3,7 @@
 //   memory: synchronous decisions over the SharedArrayBuffer table, persisted to a state file
 //   redis:  one atomic script per decision in the shared Redis; the table is the outage fallback
 //   off:    no counting, no usage headers
-import type { Caller } from '../../routes/types.js';
+import type { Caller } from '../../contract/index.js';
 import type { Policy } from '../policy.js';
 import type { QuotaDecision, QuotaGate, QuotaGateInit, QuotaSharedInit } from '../quota-hook.js';
 import { CounterTable } from './counter-table.js';

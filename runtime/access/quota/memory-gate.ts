@@ -1,6 +1,6 @@
 // The embedded quota: counters in the process-wide SharedArrayBuffer table, so all worker threads
 // enforce one exact quota. Synchronous: the decision is a few atomics.
-import type { Caller } from '../../routes/types.js';
+import type { Caller } from '../../contract/index.js';
 import { ALLOWED, CounterTable, TABLE_FULL } from './counter-table.js';
 import { decide, usageHeaders, type QuotaDecision } from './decision.js';
 import { bucketKeyOf, LimitsCache, type PlanQuota, type QuotaPolicy } from './plans.js';

@@ -3,7 +3,7 @@
 // plan with `sharedBucket` (playground) counts every key of the plan in one bucket, other plans
 // count per key. A plan without a quota is neither limited nor counted.
 import type { Policy } from '../policy.js';
-import type { Caller } from '../../routes/types.js';
+import type { Caller } from '../../contract/index.js';
 import type { BucketLimits } from './decision.js';
 
 export interface PlanQuota {

@@ -7,7 +7,7 @@
 // worker threads) against each plan's limit divided by the expected replica count, logs once per
 // interval, and goes back to Redis as soon as the client has reconnected (ioredis reconnects by
 // itself). Requests answered during an outage are not added to Redis afterwards.
-import type { Caller } from '../../routes/types.js';
+import type { Caller } from '../../contract/index.js';
 import { decide, usageHeaders, type QuotaDecision } from './decision.js';
 import type { MemoryQuotaGate } from './memory-gate.js';
 import { bucketKeyOf, LimitsCache, type PlanQuota, type QuotaPolicy } from './plans.js';

@@ -8,8 +8,25 @@ import { POSTCODE_FILTERS_SECTION } from '../../format/postcode-sections.js';
 import { StringTable } from '../../indexes/string-table.js';
 import type { Store } from '../../store/types.js';
 import { postcodeDisplayQuery, postcodeKey } from '../../text/normalise.js';
+import { countryRowByIso2 } from '../countries.js';
+import { perStore } from '../per-store.js';
 import { matchLocalities, PostcodeColumns } from './columns.js';
-import type { PostcodeFilters } from './cursor.js';
+
+/** Filters in their normalised forms (what two equivalent requests have in common). */
+export interface PostcodeFilters {
+  /** matchKey(q), or null. */
+  q: string | null;
+  /** Upper-cased state code, or null. */
+  stateCode: string | null;
+  /** City id, or null. */
+  cityId: number | null;
+  /** Lower-cased type, or null. */
+  type: string | null;
+}
+
+export function sameFilters(a: PostcodeFilters, b: PostcodeFilters): boolean {
+  return a.q === b.q && a.stateCode === b.stateCode && a.cityId === b.cityId && a.type === b.type;
+}
 
 export type LookupOutcome =
   | { kind: 'found'; rows: number[] }
@@ -35,33 +52,24 @@ export interface SearchPage {
 const LOCALITY_MARKS_MAX_BYTES = 8 * 1024 * 1024;
 const NO_MATCH = new Uint8Array(0);
 
-const engines = new WeakMap<Store, PostcodeEngine>();
+const engines = perStore((store) => new PostcodeEngine(store));
 
 export class PostcodeEngine {
   private readonly keys: StringTable;
   private readonly columns: PostcodeColumns;
-  private readonly countryRowByIso2 = new Map<string, number>();
   private readonly localityMarks = new Map<string, Uint8Array>();
   private localityMarksBytes = 0;
 
-  private constructor(readonly store: Store) {
+  constructor(readonly store: Store) {
     const count = store.postcodes.count;
     this.keys = StringTable.from(store.section(POSTCODE_KEYS_SECTION), 0, POSTCODE_KEYS_SECTION);
     if (this.keys.count !== count) throw new Error(`${POSTCODE_KEYS_SECTION}: expected ${count} keys, found ${this.keys.count}`);
     this.columns = PostcodeColumns.from(store.section(POSTCODE_FILTERS_SECTION), count);
-    for (let row = 0; row < store.countries.count; row++) {
-      this.countryRowByIso2.set(store.countries.record(row).iso2.toUpperCase(), row);
-    }
   }
 
-  /** One engine per store, built on first use (decodes the 250 country records once). */
+  /** One engine per store, built on first use. */
   static of(store: Store): PostcodeEngine {
-    let engine = engines.get(store);
-    if (engine === undefined) {
-      engine = new PostcodeEngine(store);
-      engines.set(store, engine);
-    }
-    return engine;
+    return engines.get(store);
   }
 
   get dataVersion(): string {
@@ -70,7 +78,7 @@ export class PostcodeEngine {
 
   /** Country row of an alpha-2 code (any case), or -1. */
   countryRow(iso2: string): number {
-    return this.countryRowByIso2.get(iso2.toUpperCase()) ?? -1;
+    return countryRowByIso2(this.store, iso2);
   }
 
   countryRange(countryRow: number): [number, number] {

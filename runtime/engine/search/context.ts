@@ -1,8 +1,7 @@
 // Everything search needs from one Store, opened on first use and kept for the Store's lifetime
-// (WeakMap: a reloaded snapshot gets a fresh context): the index views of each searchable entity,
-// code lookups for the country/state filters, and the city kind of every row.
-// Lookups decode records once per Store (250 countries; a country's states on first use; every
-// city's `type` for kinds), never per request.
+// (perStore: a reloaded snapshot gets a fresh context): the index views of each searchable entity
+// and the city kind of every row, built once per Store (every city's `type`), never per request.
+// The country/state filters use the shared code lookups (engine/countries.ts, engine/states.ts).
 import * as flatbuffers from 'flatbuffers';
 import { City, CityTable } from '../../format/generated/geoapi/fb.js';
 import { recordsSection } from '../../format/sections.js';
@@ -10,6 +9,7 @@ import { GeoIndex } from '../../indexes/geo-index.js';
 import { PrefixIndex } from '../../indexes/prefix-index.js';
 import { TrigramIndex } from '../../indexes/trigram-index.js';
 import type { Store } from '../../store/types.js';
+import { perStore } from '../per-store.js';
 import { cityKind, KIND_CODE } from './city-kind.js';
 
 /** The `type` parameter of the search operations. */
@@ -31,8 +31,6 @@ export interface EntityIndexes {
 
 export class SearchContext {
   private readonly entities = new Map<SearchEntity, EntityIndexes>();
-  private countryRows: Map<string, number> | null = null;
-  private readonly stateRowsByCountry = new Map<number, Map<string, number[]>>();
   private kinds: Uint8Array | null = null;
 
   constructor(readonly store: Store) {}
@@ -56,39 +54,6 @@ export class SearchContext {
       this.entities.set(entity, opened);
     }
     return opened;
-  }
-
-  /** Row of the country with this alpha-2 code (upper case), or -1. */
-  countryRow(iso2: string): number {
-    if (!this.countryRows) {
-      const rows = new Map<string, number>();
-      const countries = this.store.countries;
-      for (let row = 0; row < countries.count; row++) rows.set(countries.record(row).iso2.toUpperCase(), row);
-      this.countryRows = rows;
-    }
-    return this.countryRows.get(iso2) ?? -1;
-  }
-
-  /**
-   * Rows of the country's states whose code (`iso2`, what cities carry as `state_code`) equals
-   * `code` case-insensitively; usually one, empty when none.
-   */
-  stateRows(countryRow: number, code: string): readonly number[] {
-    let byCode = this.stateRowsByCountry.get(countryRow);
-    if (!byCode) {
-      byCode = new Map();
-      const { start, end } = this.store.relations.countryStates;
-      for (let row = start[countryRow]!; row < end[countryRow]!; row++) {
-        const iso2 = this.store.states.record(row).iso2;
-        if (iso2 === null) continue;
-        const key = iso2.toUpperCase();
-        const list = byCode.get(key);
-        if (list) list.push(row);
-        else byCode.set(key, [row]);
-      }
-      this.stateRowsByCountry.set(countryRow, byCode);
-    }
-    return byCode.get(code.toUpperCase()) ?? [];
   }
 
   /**
@@ -115,13 +80,8 @@ export class SearchContext {
   }
 }
 
-const contexts = new WeakMap<Store, SearchContext>();
+const contexts = perStore((store) => new SearchContext(store));
 
 export function searchContext(store: Store): SearchContext {
-  let context = contexts.get(store);
-  if (!context) {
-    context = new SearchContext(store);
-    contexts.set(store, context);
-  }
-  return context;
+  return contexts.get(store);
 }

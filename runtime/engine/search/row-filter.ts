@@ -1,6 +1,10 @@
 // Which rows a search may return, as half-open row ranges: snapshot row orders make a country's
 // cities, a state's cities and a country's states contiguous (runtime/store/types.ts), so the
 // country and state filters are ranges and the trigram search can be cut to them.
+import type { Store } from '../../store/types.js';
+import { countryRowByIso2 } from '../countries.js';
+import { stateRowsInCountry } from '../states.js';
+import type { SearchEntity } from './context.js';
 
 const everyRow = new Map<number, RowRanges>();
 
@@ -51,4 +55,20 @@ export class RowRanges {
     }
     return false;
   }
+}
+
+/**
+ * Rows of `entity` the country (alpha-2) and state (code within that country) filters allow.
+ * An unknown country or state allows no row: the search answers an empty list.
+ */
+export function filterRows(store: Store, entity: SearchEntity, country: string | null, state: string | null): RowRanges {
+  if (country === null) return RowRanges.all(store[entity].count);
+  const countryRow = countryRowByIso2(store, country);
+  if (countryRow < 0) return RowRanges.none();
+  const { relations } = store;
+  if (entity === 'states') return new RowRanges([[relations.countryStates.start[countryRow]!, relations.countryStates.end[countryRow]!]]);
+  if (entity !== 'cities') return RowRanges.none(); // type=country takes no country filter (refused before)
+  if (state === null) return new RowRanges([[relations.countryCities.start[countryRow]!, relations.countryCities.end[countryRow]!]]);
+  const { start, end } = relations.stateCities;
+  return new RowRanges(stateRowsInCountry(store, countryRow, state).map((stateRow) => [start[stateRow]!, end[stateRow]!] as [number, number]));
 }

@@ -1,7 +1,5 @@
 // GET /v1/countries/{ciso}/states/{siso}/cities and /v1/countries/{ciso}/cities.
-import { resolveCountryRow } from '../../engine/countries.js';
-import { CITY_FIELDS } from '../../engine/fields.js';
-import { stateRowInCountry } from '../../engine/states.js';
+import { CITY_FIELDS } from '../../render/fields.js';
 import type { RowRanges } from '../../store/types.js';
 import { listParams } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
@@ -32,8 +30,8 @@ export const stateCities: Operation = {
   path: '/v1/countries/:ciso/states/:siso/cities',
   errorShape: 'A',
   handle(ctx) {
-    const countryRow = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
-    const stateRow = stateRowInCountry(ctx.store, countryRow, ctx.params.siso ?? '');
+    const countryRow = ctx.engine.countryRow(ctx.params.ciso ?? '');
+    const stateRow = ctx.engine.stateRow(countryRow, ctx.params.siso ?? '');
     return citiesReply(ctx, 'stateCities', ctx.store.relations.stateCities, stateRow);
   },
 };
@@ -43,7 +41,7 @@ export const countryCities: Operation = {
   path: '/v1/countries/:ciso/cities',
   errorShape: 'A',
   handle(ctx) {
-    const countryRow = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
+    const countryRow = ctx.engine.countryRow(ctx.params.ciso ?? '');
     return citiesReply(ctx, 'countryCities', ctx.store.relations.countryCities, countryRow);
   },
 };

@@ -1,12 +1,13 @@
 // Reply helpers shared by the reference operations: cache headers, JSON replies, 404s, and the
 // list pipeline (filter → sort → project → serialise, or the memoized default body).
-import type { EntityFields, Projection } from '../../engine/fields.js';
-import { projectionFor, serializeList } from '../../engine/fields.js';
+import type { EntityFields, Projection } from '../../render/projection.js';
+import { projectionFor, serializeList } from '../../render/projection.js';
 import { localizeName } from '../../engine/localize.js';
-import { rowMatchesQ, type NamedEntity } from '../../engine/name-keys.js';
+import type { NamedEntity } from '../../engine/name-keys.js';
 import { sortObjects } from '../../engine/sort.js';
 import type { ListParams } from '../params.js';
-import { ApiError, type RequestContext, type Reply, type Tier } from '../types.js';
+import { ApiError, type Tier } from '../../contract/index.js';
+import type { RequestContext, Reply } from '../types.js';
 import { memoizedReply } from './body-memo.js';
 
 /** Spec durations table; every keyed answer is per plan, hence `private`. */
@@ -101,7 +102,7 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
   let records: R[] = [];
   for (let i = 0; i < spec.count; i++) {
     const row = spec.rowAt(i);
-    if (q && !rowMatchesQ(ctx.store, spec.entity, row, q.key)) continue;
+    if (q && !ctx.engine.rowMatchesQ(spec.entity, row, q.key)) continue;
     records.push(spec.record(row));
   }
   if (locale !== null) records = records.map((record) => withLocale(record, projection, locale));

@@ -1,6 +1,6 @@
 // GET /v1/countries, /v1/countries/{ciso}: the country list and detail (two field tiers).
-import { COUNTRY_FIELDS, serializeObject } from '../../engine/fields.js';
-import { resolveCountryRow } from '../../engine/countries.js';
+import { COUNTRY_FIELDS } from '../../render/fields.js';
+import { serializeObject } from '../../render/projection.js';
 import { listParams } from '../params.js';
 import type { Operation } from '../types.js';
 import { memoizedReply } from './body-memo.js';
@@ -35,7 +35,7 @@ export const countryDetail: Operation = {
   handle(ctx) {
     const tier = ctx.caller.countryTier;
     const params = listParams(ctx, COUNTRY_FIELDS, tier, { localized: true });
-    const row = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
+    const row = ctx.engine.countryRow(ctx.params.ciso ?? '');
     if (row < 0) throw notFound('Country not found.');
     const projection = projectionOf(COUNTRY_FIELDS, tier, params);
     const serialise = () => serializeObject(projection, withLocale(ctx.store.countries.record(row), projection, params.locale));

@@ -1,10 +1,11 @@
 // GET /v1/currency/{ciso} and /v1/currency?code= (feature currencyApi).
-import { resolveCountryRow } from '../../engine/countries.js';
-import { currencyList as listCurrencies, currencyOf } from '../../engine/currency.js';
-import { CURRENCY_FIELDS, serializeList, serializeObject } from '../../engine/fields.js';
+import { ApiError } from '../../contract/index.js';
+import { currencyOf } from '../../engine/currency.js';
+import { CURRENCY_FIELDS } from '../../render/fields.js';
+import { serializeList, serializeObject } from '../../render/projection.js';
 import { sortObjects } from '../../engine/sort.js';
 import { listParams } from '../params.js';
-import { ApiError, type Operation } from '../types.js';
+import type { Operation } from '../types.js';
 import { CACHE_DAY, jsonReply, notFound, projectionOf } from './common.js';
 
 export const currencyByCountry: Operation = {
@@ -13,7 +14,7 @@ export const currencyByCountry: Operation = {
   errorShape: 'A',
   handle(ctx) {
     const params = listParams(ctx, CURRENCY_FIELDS, 'basic');
-    const row = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
+    const row = ctx.engine.countryRow(ctx.params.ciso ?? '');
     if (row < 0) throw notFound('Country not found.');
     const info = currencyOf(ctx.store.countries.record(row));
     if (!info) throw notFound('No currency data available for this country.');
@@ -35,7 +36,7 @@ export const currencyList: Operation = {
       if (!CURRENCY_CODE_RE.test(raw.trim())) throw new ApiError(400, 'Invalid currency code. Must be a 3-letter ISO 4217 code (e.g., USD, EUR).');
       code = raw.trim().toUpperCase();
     }
-    let list = listCurrencies(ctx.store, code);
+    let list = ctx.engine.currencies(code);
     if (params.sort) list = sortObjects([...list], params.sort, CURRENCY_FIELDS);
     const projection = projectionOf(CURRENCY_FIELDS, 'basic', params);
     return jsonReply(serializeList(projection, list.length, (i) => list[i]!), CACHE_DAY);

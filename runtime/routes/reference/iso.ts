@@ -1,10 +1,11 @@
 // GET /v1/iso/country, /v1/iso/state, /v1/iso/country/convert (feature isoLookup).
-import { countryRowByIso2, countryRowByIso3, countryRowByNumericCode, paddedNumericCode } from '../../engine/countries.js';
-import { ISO_COUNTRY_FIELDS, ISO_STATE_FIELDS, serializeObject } from '../../engine/fields.js';
-import { stateRowByIso3166 } from '../../engine/states.js';
-import type { Store } from '../../store/types.js';
+import { ApiError } from '../../contract/index.js';
+import { paddedNumericCode } from '../../engine/countries.js';
+import type { Engine } from '../../engine/index.js';
+import { ISO_COUNTRY_FIELDS, ISO_STATE_FIELDS } from '../../render/fields.js';
+import { serializeObject } from '../../render/projection.js';
 import { invalidParam, listParams } from '../params.js';
-import { ApiError, type Operation } from '../types.js';
+import type { Operation } from '../types.js';
 import { CACHE_HOUR, jsonReply, notFound, projectionOf } from './common.js';
 
 const COUNTRY_NOT_FOUND = 'Country not found for the given code';
@@ -12,19 +13,19 @@ export type CountryCodeKind = 'iso2' | 'iso3' | 'numeric';
 const CODE_KINDS: readonly CountryCodeKind[] = ['iso2', 'iso3', 'numeric'];
 
 /** Row of the country with `value` as a code of `kind` (validated with 400s naming `paramName`), or -1. */
-function countryRowByCode(store: Store, kind: CountryCodeKind, value: string, paramName: string): number {
+function countryRowByCode(engine: Engine, kind: CountryCodeKind, value: string, paramName: string): number {
   const text = value.trim();
   switch (kind) {
     case 'iso2':
       if (!/^[A-Za-z]{2}$/.test(text)) throw invalidParam(paramName, 'must be a 2-letter code');
-      return countryRowByIso2(store, text);
+      return engine.countryRowByIso2(text);
     case 'iso3':
       if (!/^[A-Za-z]{3}$/.test(text)) throw invalidParam(paramName, 'must be a 3-letter code');
-      return countryRowByIso3(store, text);
+      return engine.countryRowByIso3(text);
     case 'numeric':
       if (!/^\d{1,3}$/.test(text)) throw invalidParam(paramName, 'must be 1 to 3 digits (e.g. 4, 004, 840)');
       if (/^0+$/.test(text)) throw invalidParam(paramName, 'must not be all zeros');
-      return countryRowByNumericCode(store, Number(text));
+      return engine.countryRowByNumericCode(Number(text));
   }
 }
 
@@ -37,7 +38,7 @@ export const isoCountry: Operation = {
     const given = CODE_KINDS.filter((kind) => ctx.query.has(kind));
     if (given.length !== 1) throw new ApiError(400, 'Invalid query parameters: Provide exactly one of: iso2, iso3, numeric');
     const kind = given[0]!;
-    const row = countryRowByCode(ctx.store, kind, ctx.query.get(kind)!, kind);
+    const row = countryRowByCode(ctx.engine, kind, ctx.query.get(kind)!, kind);
     if (row < 0) throw notFound(COUNTRY_NOT_FOUND);
     const country = ctx.store.countries.record(row);
     const body = { id: country.id, name: country.name, iso2: country.iso2, iso3: country.iso3, numeric_code: paddedNumericCode(country.numeric_code) };
@@ -57,7 +58,7 @@ export const isoState: Operation = {
     if (raw === undefined || raw.trim() === '') throw invalidParam('iso', 'is required (e.g. iso=US-CA)');
     const code = raw.trim().toUpperCase();
     if (!ISO3166_2_RE.test(code)) throw invalidParam('iso', 'must be an ISO 3166-2 code (e.g. US-CA)');
-    const row = stateRowByIso3166(ctx.store, code);
+    const row = ctx.engine.stateRowByIso3166(code);
     if (row < 0) throw notFound('State not found for the given ISO code');
     const state = ctx.store.states.record(row);
     const body = {
@@ -89,7 +90,7 @@ export const isoConvert: Operation = {
     if (from === to) throw invalidParam('to', 'must differ from from');
     const value = ctx.query.get('value');
     if (value === undefined || value.trim() === '') throw invalidParam('value', `is required (a ${from} code)`);
-    const row = countryRowByCode(ctx.store, from, value, 'value');
+    const row = countryRowByCode(ctx.engine, from, value, 'value');
     if (row < 0) throw notFound(COUNTRY_NOT_FOUND);
     const country = ctx.store.countries.record(row);
     const result = to === 'iso2' ? country.iso2 : to === 'iso3' ? country.iso3 : paddedNumericCode(country.numeric_code);

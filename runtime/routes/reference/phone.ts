@@ -1,11 +1,12 @@
 // GET /v1/phone?code=, /v1/phone/parse?number=, /v1/phone/{ciso} (feature phoneDialCode).
 // The dial-code-by-country operation answers errors in shape B, the others in shape A.
-import { resolveCountryRow } from '../../engine/countries.js';
-import { PHONE_FIELDS, PHONE_PARSE_FIELDS, serializeList, serializeObject } from '../../engine/fields.js';
-import { matchPhoneDigits, parsedPhoneJson, phoneEntries, phoneEntriesByCode, phoneEntryOfRow } from '../../engine/phone.js';
+import { PHONE_FIELDS, PHONE_PARSE_FIELDS } from '../../render/fields.js';
+import { serializeList, serializeObject } from '../../render/projection.js';
 import { sortObjects } from '../../engine/sort.js';
+import { parsedPhoneJson } from '../../render/phone.js';
 import { listParams } from '../params.js';
-import { ApiError, type Operation } from '../types.js';
+import { ApiError } from '../../contract/index.js';
+import type { Operation } from '../types.js';
 import { CACHE_DAY, NO_STORE, jsonReply, notFound, projectionOf } from './common.js';
 
 /**
@@ -28,7 +29,7 @@ export const phoneList: Operation = {
   handle(ctx) {
     const params = listParams(ctx, PHONE_FIELDS, 'basic', { sort: true });
     const raw = ctx.query.get('code');
-    let entries = raw === undefined ? [...phoneEntries(ctx.store)] : phoneEntriesByCode(ctx.store, dialCodeFilter(raw));
+    let entries = raw === undefined ? [...ctx.engine.phoneEntries()] : ctx.engine.phoneEntriesByCode(dialCodeFilter(raw));
     if (params.sort) entries = sortObjects(entries, params.sort, PHONE_FIELDS);
     const projection = projectionOf(PHONE_FIELDS, 'basic', params);
     return jsonReply(serializeList(projection, entries.length, (i) => entries[i]!), CACHE_DAY);
@@ -59,12 +60,12 @@ export const phoneParse: Operation = {
       digits = text.replace(SEPARATORS_RE, '');
       if (!DIGITS_RE.test(digits)) throw new ApiError(400, 'Invalid phone number. Must contain 5-15 digits after the +.');
     }
-    const match = matchPhoneDigits(ctx.store, digits, ctx.now.getTime());
+    const match = ctx.engine.matchPhone(digits, ctx.now.getTime());
     if (match.row < 0) throw new ApiError(404, 'Could not identify a country for the given phone number.');
     const headers = match.indexHit ? INDEX_HIT_HEADERS : INDEX_MISS_HEADERS;
     // Without `fields` the shape is fixed: the prepared country prefix plus the number's two fields.
     if (params.fields === null) return { status: 200, body: parsedPhoneJson(ctx.store, match, digits), headers };
-    const entry = phoneEntryOfRow(ctx.store, match.row)!;
+    const entry = ctx.engine.phoneEntryOfRow(match.row)!;
     const parsed = { ...entry, national_number: digits.slice(match.callingCodeLength), e164: `+${digits}` };
     return { status: 200, body: serializeObject(projectionOf(PHONE_PARSE_FIELDS, 'basic', params), parsed), headers };
   },
@@ -76,9 +77,9 @@ export const phoneByCountry: Operation = {
   errorShape: 'B',
   handle(ctx) {
     const params = listParams(ctx, PHONE_FIELDS, 'basic');
-    const row = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
+    const row = ctx.engine.countryRow(ctx.params.ciso ?? '');
     if (row < 0) throw notFound('Country not found.');
-    const entry = phoneEntryOfRow(ctx.store, row);
+    const entry = ctx.engine.phoneEntryOfRow(row);
     if (!entry) throw notFound('No dial code available for this country.');
     return jsonReply(serializeObject(projectionOf(PHONE_FIELDS, 'basic', params), entry), CACHE_DAY);
   },

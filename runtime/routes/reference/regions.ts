@@ -1,8 +1,7 @@
 // GET /v1/regions, /v1/regions/{id}, /v1/regions/{id}/subregions, /v1/subregions/{id},
 // /v1/subregions/{id}/countries (feature regionsApi).
-import { countryRowsOfSubregion } from '../../engine/countries.js';
-import { COUNTRY_FIELDS, REGION_FIELDS, SUBREGION_FIELDS, serializeObject } from '../../engine/fields.js';
-import { subregionRowsOfRegion } from '../../engine/regions.js';
+import { COUNTRY_FIELDS, REGION_FIELDS, SUBREGION_FIELDS } from '../../render/fields.js';
+import { serializeObject } from '../../render/projection.js';
 import { listParams } from '../params.js';
 import type { Operation } from '../types.js';
 import { CACHE_DAY, jsonReply, listReply, notFound, pathId, projectionOf, withLocale } from './common.js';
@@ -54,7 +53,7 @@ export const regionSubregions: Operation = {
     const id = pathId(ctx.params.id);
     const regionRow = id === null ? -1 : ctx.store.regions.rowById(id);
     if (regionRow < 0) throw notFound('Region not found.');
-    const rows = subregionRowsOfRegion(ctx.store, regionRow);
+    const rows = ctx.engine.subregionRowsOfRegion(regionRow);
     const subregions = ctx.store.subregions;
     return listReply(ctx, {
       memoKey: `regionSubregions|${regionRow}`,
@@ -95,7 +94,7 @@ export const subregionCountries: Operation = {
     const id = pathId(ctx.params.id);
     const subregionRow = id === null ? -1 : ctx.store.subregions.rowById(id);
     if (subregionRow < 0) throw notFound('Subregion not found.');
-    const rows = countryRowsOfSubregion(ctx.store, subregionRow);
+    const rows = ctx.engine.countryRowsOfSubregion(subregionRow);
     const countries = ctx.store.countries;
     return listReply(ctx, {
       memoKey: `subregionCountries|${subregionRow}`,

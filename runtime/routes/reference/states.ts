@@ -1,7 +1,6 @@
 // GET /v1/states, /v1/countries/{ciso}/states, /v1/countries/{ciso}/states/{siso}.
-import { resolveCountryRow } from '../../engine/countries.js';
-import { STATE_FIELDS, serializeObject } from '../../engine/fields.js';
-import { stateRowInCountry } from '../../engine/states.js';
+import { STATE_FIELDS } from '../../render/fields.js';
+import { serializeObject } from '../../render/projection.js';
 import { listParams } from '../params.js';
 import type { Operation } from '../types.js';
 import { CACHE_DAY, cacheControlHeaders, jsonReply, listReply, notFound, projectionOf } from './common.js';
@@ -36,7 +35,7 @@ export const countryStates: Operation = {
   handle(ctx) {
     const tier = ctx.caller.tier;
     const params = listParams(ctx, STATE_FIELDS, tier, { q: true, sort: true });
-    const countryRow = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
+    const countryRow = ctx.engine.countryRow(ctx.params.ciso ?? '');
     const ranges = ctx.store.relations.countryStates;
     const start = countryRow < 0 ? 0 : ranges.start[countryRow]!;
     const end = countryRow < 0 ? 0 : ranges.end[countryRow]!;
@@ -63,8 +62,8 @@ export const stateDetail: Operation = {
   handle(ctx) {
     const tier = ctx.caller.tier;
     const params = listParams(ctx, STATE_FIELDS, tier);
-    const countryRow = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
-    const row = stateRowInCountry(ctx.store, countryRow, ctx.params.siso ?? '');
+    const countryRow = ctx.engine.countryRow(ctx.params.ciso ?? '');
+    const row = ctx.engine.stateRow(countryRow, ctx.params.siso ?? '');
     if (row < 0) throw notFound('No State/Region found.');
     const projection = projectionOf(STATE_FIELDS, tier, params);
     const serialise = () => serializeObject(projection, ctx.store.states.record(row));

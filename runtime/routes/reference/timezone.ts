@@ -1,8 +1,7 @@
 // GET /v1/timezone/{ciso}[/{siso}[/{city_id}]]: timezone info at request time (all plans).
-import { resolveCountryRow } from '../../engine/countries.js';
-import { TIMEZONE_FIELDS, serializeObject } from '../../engine/fields.js';
-import { stateRowInCountry } from '../../engine/states.js';
-import { countryZone, timezoneInfo } from '../../engine/timezone.js';
+import { TIMEZONE_FIELDS } from '../../render/fields.js';
+import { serializeObject } from '../../render/projection.js';
+import { timezoneInfo } from '../../engine/timezone.js';
 import { listParams, type ListParams } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
 import { CACHE_DAY, jsonReply, notFound, pathId, projectionOf } from './common.js';
@@ -19,9 +18,9 @@ export const timezoneCountry: Operation = {
   errorShape: 'A',
   handle(ctx) {
     const params = listParams(ctx, TIMEZONE_FIELDS, 'basic');
-    const row = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
+    const row = ctx.engine.countryRow(ctx.params.ciso ?? '');
     if (row < 0) throw notFound('Country not found.');
-    return timezoneReply(ctx, params, countryZone(ctx.store, row), 'No timezone data available for this country.');
+    return timezoneReply(ctx, params, ctx.engine.countryZone(row), 'No timezone data available for this country.');
   },
 };
 
@@ -31,8 +30,8 @@ export const timezoneState: Operation = {
   errorShape: 'A',
   handle(ctx) {
     const params = listParams(ctx, TIMEZONE_FIELDS, 'basic');
-    const countryRow = resolveCountryRow(ctx.store, ctx.params.ciso ?? '');
-    const row = stateRowInCountry(ctx.store, countryRow, ctx.params.siso ?? '');
+    const countryRow = ctx.engine.countryRow(ctx.params.ciso ?? '');
+    const row = ctx.engine.stateRow(countryRow, ctx.params.siso ?? '');
     if (row < 0) throw notFound('State not found.');
     return timezoneReply(ctx, params, ctx.store.states.record(row).timezone, 'No timezone data available for this state.');
   },
@@ -43,10 +42,10 @@ export const timezoneCity: Operation = {
   path: '/v1/timezone/:ciso/:siso/:city_id',
   errorShape: 'A',
   handle(ctx) {
-    const { store } = ctx;
+    const { store, engine } = ctx;
     const params = listParams(ctx, TIMEZONE_FIELDS, 'basic');
-    const countryRow = resolveCountryRow(store, ctx.params.ciso ?? '');
-    const stateRow = stateRowInCountry(store, countryRow, ctx.params.siso ?? '');
+    const countryRow = engine.countryRow(ctx.params.ciso ?? '');
+    const stateRow = engine.stateRow(countryRow, ctx.params.siso ?? '');
     const id = pathId(ctx.params.city_id);
     const row = id === null ? -1 : store.cities.rowById(id);
     // Ownership: the city must belong to that state of that country.

@@ -1,14 +1,15 @@
 // GET /v1/search/autocomplete (Supporter+, error shape B): type-ahead over names, natives and
 // translations, ranked by the spec's five rules (runtime/engine/search/ranking.ts).
-import { serializeObject } from '../../engine/fields.js';
+import { serializeObject } from '../../render/projection.js';
 import { autocompleteSearch } from '../../engine/search/autocomplete.js';
-import { ENTITY_OF, searchContext, type SearchEntity } from '../../engine/search/context.js';
+import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
+import { filterRows } from '../../engine/search/row-filter.js';
 import { roundScore } from '../../text/trigram.js';
 import { includeTranslationsParam, localeParam } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
 import { countryFilter, limitParam, searchText, searchType, stateFilter } from './params.js';
-import { countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from './render.js';
-import { cacheKey, filterRows, searchCache, searchReply } from './shared.js';
+import { countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
+import { cacheKey, searchCache, searchReply } from './shared.js';
 
 export const AUTOCOMPLETE_LIMIT_MAX = 50;
 export const AUTOCOMPLETE_LIMIT_DEFAULT = 10;
@@ -37,8 +38,7 @@ function handle(ctx: RequestContext): Reply {
   const cached = cache.get(key);
   if (cached !== undefined) return searchReply(cached, true);
 
-  const context = searchContext(ctx.store);
-  const hits = autocompleteSearch(context.indexes(entity), { q: q.raw, key: q.key, rows: filterRows(context, entity, country, state), limit });
+  const hits = autocompleteSearch(ctx.engine.search.indexes(entity), { q: q.raw, key: q.key, rows: filterRows(ctx.store, entity, country, state), limit });
   const extra = locale === null ? [...FORCED[entity], ...ADDITIONS] : [...FORCED[entity], ...ADDITIONS, 'localized_name', 'matched_locale'];
   const projection = searchProjection(entity, tier, includeTranslations, extra);
   const store = ctx.store;

@@ -1,13 +1,14 @@
 // GET /v1/search/fuzzy (Professional+, error shape A): pg_trgm similarity over English and
 // native names (runtime/engine/search/fuzzy.ts), full field set plus match_score, matched_alias.
-import { serializeObject } from '../../engine/fields.js';
-import { ENTITY_OF, searchContext } from '../../engine/search/context.js';
+import { serializeObject } from '../../render/projection.js';
+import { ENTITY_OF } from '../../engine/search/context.js';
+import { filterRows } from '../../engine/search/row-filter.js';
 import { fuzzySearch } from '../../engine/search/fuzzy.js';
 import { roundScore } from '../../text/trigram.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
 import { countryFilter, limitParam, searchText, searchType, thresholdParam } from './params.js';
-import { decodeRow, jsonArray, searchProjection, tierFor } from './render.js';
-import { cacheKey, filterRows, searchCache, searchReply } from './shared.js';
+import { decodeRow, jsonArray, searchProjection, tierFor } from '../../render/search.js';
+import { cacheKey, searchCache, searchReply } from './shared.js';
 
 export const FUZZY_LIMIT_MAX = 50;
 export const FUZZY_LIMIT_DEFAULT = 10;
@@ -27,8 +28,7 @@ function handle(ctx: RequestContext): Reply {
   const cached = cache.get(key);
   if (cached !== undefined) return searchReply(cached, true);
 
-  const context = searchContext(ctx.store);
-  const hits = fuzzySearch(context.indexes(entity), { q: q.raw, threshold, rows: filterRows(context, entity, country, null), limit });
+  const hits = fuzzySearch(ctx.engine.search.indexes(entity), { q: q.raw, threshold, rows: filterRows(ctx.store, entity, country, null), limit });
   const projection = searchProjection(entity, tier, false, ADDITIONS);
   const items = hits.map((hit) => {
     const record = decodeRow(ctx.store, entity, hit.row);

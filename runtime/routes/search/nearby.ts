@@ -1,16 +1,17 @@
 // GET /v1/search/nearby (Professional+, error shape B): places within a radius of a point,
 // nearest first by haversine distance (runtime/engine/search/nearby.ts).
-import { serializeObject } from '../../engine/fields.js';
+import { serializeObject } from '../../render/projection.js';
 import { cityKind, KIND_CODE } from '../../engine/search/city-kind.js';
-import { ENTITY_OF, searchContext, type SearchEntity } from '../../engine/search/context.js';
+import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
 import { roundKm } from '../../engine/search/haversine.js';
 import { nearbySearch } from '../../engine/search/nearby.js';
+import { filterRows } from '../../engine/search/row-filter.js';
 import type { CityRecord } from '../../format/model.js';
 import { includeTranslationsParam, localeParam } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
 import { coordinateParam, countryFilter, kindFilter, limitParam, minPopulationParam, radiusParam, searchType, stateFilter } from './params.js';
-import { addLocalizedName, countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from './render.js';
-import { cacheKey, filterRows, searchCache, searchReply } from './shared.js';
+import { addLocalizedName, countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
+import { cacheKey, searchCache, searchReply } from './shared.js';
 
 export const NEARBY_LIMIT_MAX = 100;
 export const NEARBY_LIMIT_DEFAULT = 20;
@@ -42,9 +43,9 @@ function handle(ctx: RequestContext): Reply {
   const cached = cache.get(key);
   if (cached !== undefined) return searchReply(cached, true);
 
-  const context = searchContext(ctx.store);
+  const context = ctx.engine.search;
   const indexes = context.indexes(entity);
-  const rows = filterRows(context, entity, country, state);
+  const rows = filterRows(ctx.store, entity, country, state);
   let body: string;
   if (rows.isEmpty) {
     body = '[]';

@@ -3,7 +3,9 @@
 // contract tests use the real server instead (test/support/server.ts).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ApiError, type Caller, type Operation, type PlanName, type Reply, type RequestContext, type Tier } from '../../../runtime/routes/types.js';
+import { engineFor } from '../../../runtime/engine/index.js';
+import { ApiError, type Caller, type PlanName, type Tier } from '../../../runtime/contract/index.js';
+import { type Operation, type Reply, type RequestContext } from '../../../runtime/routes/types.js';
 import type { Store } from '../../../runtime/store/types.js';
 
 interface PolicyFile {
@@ -43,6 +45,7 @@ export function contextFor(store: Store, operation: Operation, options: CallOpti
     query: new Map(Object.entries(options.query ?? {})),
     header: (name) => headers[name.toLowerCase()],
     caller,
+    engine: engineFor(store),
     store,
     now: options.now ?? new Date(),
     requireFeature(feature) {

@@ -1,8 +1,8 @@
-// The reference tests' view of a real server: H3's test/support/server.ts (a geoapi child process
+// The reference tests' view of a real server: test/support/server.ts (a geoapi child process
 // on a free port, one key per plan, the real policy file), with responses decoded for assertions
 // (bodies decompressed per Content-Encoding, JSON parsed, headers through a Headers-like get()).
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import type { PlanName } from '../../../runtime/routes/types.js';
+import type { PlanName } from '../../../runtime/contract/index.js';
 import { startTestServer as startServer, type TestServer as ChildServer } from '../../support/server.js';
 
 export const PLANS: readonly PlanName[] = ['community', 'starter', 'supporter', 'professional', 'business', 'legacy'];

@@ -1,9 +1,9 @@
 // The postcode record as the API serves it (spec "Postcode record"): ids as numeric strings,
 // coordinates as JSON numbers, fields above the caller's tier absent (not blanked). Tiers and
-// projection go through the shared field machinery (runtime/engine/fields.ts).
-import type { PostcodeRecord } from '../../format/model.js';
-import { defineEntityFields, projectionFor, serializeObject, type Projection } from '../fields.js';
-import type { Tier } from '../../routes/types.js';
+// projection go through the shared field machinery (./projection.ts).
+import type { Tier } from '../contract/index.js';
+import type { PostcodeRecord } from '../format/model.js';
+import { defineEntityFields, projectionFor, serializeObject, type Projection } from './projection.js';
 
 export const POSTCODE_FIELDS = defineEntityFields('postcodes', [
   ['id', 'basic', 'number'], ['code', 'basic'], ['country_code', 'basic'], ['state_code', 'basic'],

@@ -1,12 +1,9 @@
-// Field lists with access tiers for every entity the reference operations serve, the projection of
-// a record onto a caller's tier (+ optional `fields` selection), and the JSON serialiser for
-// large lists (fixed-shape projected objects through V8's JSON.stringify; measured below).
+// Projection of a record onto a caller's tier (+ optional `fields` selection) and the JSON
+// serialiser for large lists (fixed-shape projected objects through V8's JSON.stringify; measured
+// below). The field lists themselves are in ./fields.ts.
 //
-// Stable API (imported by postcodes and search; keep it stable):
 //   Tier order           TIER_RANK[tier]: basic 0 < coordinates 1 < full 2.
-//   Field lists          COUNTRY_FIELDS, STATE_FIELDS, CITY_FIELDS, REGION_FIELDS, SUBREGION_FIELDS
-//                        (EntityFields: ordered FieldDef[] + byName). defineEntityFields(entity, defs)
-//                        builds your own (e.g. postcodes).
+//   defineEntityFields(entity, defs) → EntityFields (ordered FieldDef[] + byName).
 //   projectionFor(set, tier, {fields?, includeTranslations?, localized?, extra?}) → Projection
 //       - tier: the caller's tier (countries: pass caller.countryTier, which is 'basic' | 'full').
 //       - fields: names already validated by params.fieldsParam (unknown names are a 400 there);
@@ -23,7 +20,7 @@
 //   projectObject(projection, object) → plain object with only the projected keys (for JSON.stringify
 //       or further mutation).
 //   sortableNames(projection set, tier) → names a caller at this tier may sort by.
-import type { Tier } from '../routes/types.js';
+import type { Tier } from '../contract/index.js';
 
 export const TIER_RANK: Readonly<Record<Tier, number>> = { basic: 0, coordinates: 1, full: 2 };
 
@@ -58,54 +55,6 @@ export function defineEntityFields(entity: string, specs: readonly FieldSpec[]):
   if (fields.some((f, i) => f.name === 'id' && i !== 0)) throw new Error(`field list of ${entity}: id must come first`);
   return { entity, fields, byName: new Map(fields.map((f) => [f.name, f])) };
 }
-
-const N = 'number' as const;
-const T = 'text' as const;
-
-/** Countries have two tiers: Basic (community, starter, legacy) and Full (supporter and above). */
-export const COUNTRY_FIELDS = defineEntityFields('countries', [
-  ['id', 'basic', N], ['name', 'basic', T], ['iso2', 'basic', T], ['iso3', 'basic', T], ['phonecode', 'basic', N],
-  ['capital', 'basic', T], ['currency', 'basic', T], ['native', 'basic', T], ['emoji', 'basic', T],
-  ['latitude', 'basic', N], ['longitude', 'basic', N], ['region', 'basic', T], ['region_id', 'basic', N],
-  ['subregion', 'basic', T], ['subregion_id', 'basic', N], ['timezones', 'basic', T],
-  ['numeric_code', 'full', N], ['currency_name', 'full', T], ['currency_symbol', 'full', T], ['tld', 'full', T],
-  ['nationality', 'full', T], ['population', 'full', N], ['gdp', 'full', N], ['area_sq_km', 'full', N],
-  ['postal_code_format', 'full', T], ['postal_code_regex', 'full', T], ['emojiU', 'full', T],
-  ['translations', 'full', T, 'onRequest'], ['wikiDataId', 'full', T],
-  ['localized_name', 'full', T, 'computed'], ['matched_locale', 'full', T, 'computed'],
-]);
-
-/** decisions.md: Basic = id … timezone; Coordinates adds fips_code … population; Full adds translations, wikiDataId. */
-export const STATE_FIELDS = defineEntityFields('states', [
-  ['id', 'basic', N], ['name', 'basic', T], ['iso2', 'basic', T], ['country_id', 'basic', N], ['country_code', 'basic', T],
-  ['latitude', 'basic', N], ['longitude', 'basic', N], ['timezone', 'basic', T],
-  ['fips_code', 'coordinates', T], ['iso3166_2', 'coordinates', T], ['type', 'coordinates', T], ['level', 'coordinates', N],
-  ['parent_id', 'coordinates', N], ['native', 'coordinates', T], ['population', 'coordinates', N],
-  ['translations', 'full', T], ['wikiDataId', 'full', T],
-]);
-
-/** The spec's City table: Basic is only id and name. */
-export const CITY_FIELDS = defineEntityFields('cities', [
-  ['id', 'basic', N], ['name', 'basic', T],
-  ['state_id', 'coordinates', N], ['state_code', 'coordinates', T], ['country_id', 'coordinates', N],
-  ['country_code', 'coordinates', T], ['latitude', 'coordinates', N], ['longitude', 'coordinates', N],
-  ['timezone', 'coordinates', T], ['population', 'coordinates', N], ['type', 'coordinates', T],
-  ['level', 'coordinates', T], ['parent_id', 'coordinates', N], ['native', 'coordinates', T],
-  ['translations', 'full', T], ['wikiDataId', 'full', T],
-]);
-
-/** wikiDataId from Coordinates; translations and localized names Supporter+ (= Coordinates tier), on request. */
-export const REGION_FIELDS = defineEntityFields('regions', [
-  ['id', 'basic', N], ['name', 'basic', T], ['wikiDataId', 'coordinates', T],
-  ['translations', 'coordinates', T, 'onRequest'],
-  ['localized_name', 'coordinates', T, 'computed'], ['matched_locale', 'coordinates', T, 'computed'],
-]);
-
-export const SUBREGION_FIELDS = defineEntityFields('subregions', [
-  ['id', 'basic', N], ['name', 'basic', T], ['region_id', 'basic', N], ['wikiDataId', 'coordinates', T],
-  ['translations', 'coordinates', T, 'onRequest'],
-  ['localized_name', 'coordinates', T, 'computed'], ['matched_locale', 'coordinates', T, 'computed'],
-]);
 
 export interface ProjectionOptions {
   /** Requested names (validated); null/undefined = every field of the tier. */
@@ -246,29 +195,3 @@ export function projectObject(projection: Projection, object: object): Record<st
   }
   return out;
 }
-
-// Fixed-shape answers (every field Basic): `fields` trims them like the entity lists.
-export const PHONE_FIELDS = defineEntityFields('phone', [
-  ['country', 'basic', T], ['dial_code', 'basic', N], ['area_code', 'basic', N], ['iso2', 'basic', T], ['iso3', 'basic', T],
-]);
-
-export const PHONE_PARSE_FIELDS = defineEntityFields('phoneParse', [
-  ['country', 'basic', T], ['dial_code', 'basic', N], ['area_code', 'basic', N], ['iso2', 'basic', T], ['iso3', 'basic', T],
-  ['national_number', 'basic', T], ['e164', 'basic', T],
-]);
-
-export const CURRENCY_FIELDS = defineEntityFields('currency', [['country', 'basic', T], ['currency', 'basic', 'none']]);
-
-export const TIMEZONE_FIELDS = defineEntityFields('timezone', [
-  ['iana', 'basic', T], ['abbreviation', 'basic', T], ['offset_utc', 'basic', T], ['dst_offset_utc', 'basic', T],
-  ['is_dst_now', 'basic', T],
-]);
-
-export const ISO_COUNTRY_FIELDS = defineEntityFields('isoCountry', [
-  ['id', 'basic', N], ['name', 'basic', T], ['iso2', 'basic', T], ['iso3', 'basic', T], ['numeric_code', 'basic', N],
-]);
-
-export const ISO_STATE_FIELDS = defineEntityFields('isoState', [
-  ['id', 'basic', N], ['name', 'basic', T], ['iso2', 'basic', T], ['iso3166_2', 'basic', T], ['country_id', 'basic', N],
-  ['country_code', 'basic', T],
-]);

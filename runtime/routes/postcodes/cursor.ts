@@ -5,7 +5,9 @@
 // next page resumes right after it: a deep page costs what the first page costs) and the time it
 // was issued (cursors expire after 24 hours). Verification accepts the current secret and any
 // previous ones, so a secret can be rotated without breaking the cursors clients hold.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+// The codec is given its secrets (CursorSecrets); where they come from is the caller's business.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { PostcodeFilters } from '../../engine/postcodes/engine.js';
 
 export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
 /** Cursors issued this far in the future (clock skew between replicas) are still accepted. */
@@ -20,18 +22,6 @@ export const CURSOR_MESSAGES = {
   country: 'cursor belongs to a different country.',
   filters: 'cursor filters do not match this request.',
 } as const;
-
-/** Filters in their normalised forms (what two equivalent requests have in common). */
-export interface PostcodeFilters {
-  /** matchKey(q), or null. */
-  q: string | null;
-  /** Upper-cased state code, or null. */
-  stateCode: string | null;
-  /** City id, or null. */
-  cityId: number | null;
-  /** Lower-cased type, or null. */
-  type: string | null;
-}
 
 export interface CursorState {
   /** Upper-case alpha-2 code. */
@@ -57,24 +47,6 @@ export interface CursorSecrets {
   previous: Buffer[];
   /** True when no secret was configured and a random one was generated at start. */
   ephemeral: boolean;
-}
-
-/**
- * GEOAPI_CURSOR_SECRET signs new cursors; GEOAPI_CURSOR_SECRET_PREVIOUS (optional, several
- * separated by commas) still verifies. Unset: a random secret per process, so cursors do not
- * survive a restart and are not accepted by other replicas.
- */
-export function cursorSecretsFromEnv(env: NodeJS.ProcessEnv = process.env): CursorSecrets {
-  const current = env.GEOAPI_CURSOR_SECRET;
-  const previous = (env.GEOAPI_CURSOR_SECRET_PREVIOUS ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '')
-    .map((s) => Buffer.from(s, 'utf8'));
-  if (current === undefined || current.trim() === '') {
-    return { current: randomBytes(32), previous, ephemeral: true };
-  }
-  return { current: Buffer.from(current.trim(), 'utf8'), previous, ephemeral: false };
 }
 
 function encodeBase64url(bytes: Buffer | string): string {
@@ -147,8 +119,4 @@ function parsePayload(payload: string): CursorState | null {
     issuedAtMs: issuedAtMs as number,
     filters: { q, stateCode, cityId: cityId as number | null, type },
   };
-}
-
-export function sameFilters(a: PostcodeFilters, b: PostcodeFilters): boolean {
-  return a.q === b.q && a.stateCode === b.stateCode && a.cityId === b.cityId && a.type === b.type;
 }

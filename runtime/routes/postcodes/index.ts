@@ -19,14 +19,16 @@
 //   GEOAPI_POSTCODE_CACHE_MB; 0 entries = off); lookups 24 h, list pages 1 h. A list page served
 //   from it carries the next_cursor issued when it was rendered (at most 1 h older). Errors are
 //   never cached.
-import { CursorCodec, CursorError, cursorSecretsFromEnv, sameFilters, type CursorSecrets, type PostcodeFilters } from '../engine/postcodes/cursor.js';
-import { PostcodeEngine } from '../engine/postcodes/engine.js';
-import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../engine/postcodes/records.js';
-import { ifNoneMatchHits, ResponseCache, responseCacheLimitsFromEnv, strongEtag } from '../engine/postcodes/response-cache.js';
-import { postcodeTypeKey, stateCodeKey } from '../format/postcode-sections.js';
-import { postcodeDisplayQuery } from '../text/normalise.js';
-import { fieldsParam, intParam, invalidParam, qParam } from './params.js';
-import { ApiError, type Operation, type Reply, type RequestContext } from './types.js';
+import { randomBytes } from 'node:crypto';
+import { ApiError } from '../../contract/index.js';
+import { sameFilters, type PostcodeFilters } from '../../engine/postcodes/engine.js';
+import { ifNoneMatchHits, ResponseCache, responseCacheLimitsFromEnv, strongEtag } from '../../engine/postcodes/response-cache.js';
+import { postcodeTypeKey, stateCodeKey } from '../../format/postcode-sections.js';
+import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../../render/postcodes.js';
+import { postcodeDisplayQuery } from '../../text/normalise.js';
+import { fieldsParam, intParam, invalidParam, qParam } from '../params.js';
+import type { Operation, Reply, RequestContext } from '../types.js';
+import { CursorCodec, CursorError, type CursorSecrets } from './cursor.js';
 
 export const POSTCODE_CODE_MAX_CHARS = 20;
 export const POSTCODE_LIMIT = { min: 1, max: 100, fallback: 50 } as const;
@@ -43,6 +45,25 @@ const TYPE_RE = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** Shared by both operations: the rendered-response cache and the cursor signer. */
 const responses = new ResponseCache(responseCacheLimitsFromEnv());
+
+/**
+ * GEOAPI_CURSOR_SECRET signs new cursors; GEOAPI_CURSOR_SECRET_PREVIOUS (optional, several
+ * separated by commas) still verifies. Unset: a random secret per process, so cursors do not
+ * survive a restart and are not accepted by other replicas.
+ */
+export function cursorSecretsFromEnv(env: NodeJS.ProcessEnv = process.env): CursorSecrets {
+  const current = env.GEOAPI_CURSOR_SECRET;
+  const previous = (env.GEOAPI_CURSOR_SECRET_PREVIOUS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => Buffer.from(s, 'utf8'));
+  if (current === undefined || current.trim() === '') {
+    return { current: randomBytes(32), previous, ephemeral: true };
+  }
+  return { current: Buffer.from(current.trim(), 'utf8'), previous, ephemeral: false };
+}
+
 // Secrets come from GEOAPI_CURSOR_SECRET(_PREVIOUS); the server's main thread sets one random
 // secret for all its threads when none is configured (runtime/http/server.ts).
 let cursorCodec = new CursorCodec(cursorSecretsFromEnv());
@@ -124,7 +145,7 @@ const postcodeLookup: Operation = {
     const countryCode = countryCodeParam(ctx);
     const code = codeParam(ctx);
     const fields = fieldsParam(ctx, POSTCODE_FIELDS);
-    const engine = PostcodeEngine.of(ctx.store);
+    const engine = ctx.engine.postcodes;
     const query = postcodeDisplayQuery(code);
     const tier = ctx.caller.tier;
     const cacheKey = ['lookup', engine.dataVersion, countryCode, query, tier, fieldsKey(fields)].join('\u0000');
@@ -181,7 +202,7 @@ const postcodeSearch: Operation = {
     const named = requestFilters(ctx);
     const cursorText = ctx.query.get('cursor');
 
-    const engine = PostcodeEngine.of(ctx.store);
+    const engine = ctx.engine.postcodes;
     const countryRow = engine.countryRow(countryCode);
     if (countryRow < 0) throw notFound('country_not_found', countryCode);
 

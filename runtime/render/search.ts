@@ -1,12 +1,13 @@
-// Turning ranked rows into response items: the entity's standard fields for the caller's tier
-// (runtime/engine/fields.ts), then the search additions. Only the returned rows are decoded;
-// parent names come from nameAt() without decoding the parents.
-import { CITY_FIELDS, COUNTRY_FIELDS, projectionFor, STATE_FIELDS, type EntityFields, type Projection } from '../../engine/fields.js';
-import { localizeName, type LocalizedName } from '../../engine/localize.js';
-import type { SearchEntity } from '../../engine/search/context.js';
-import type { CityRecord, CountryRecord, StateRecord } from '../../format/model.js';
-import type { Store } from '../../store/types.js';
-import type { Caller, Tier } from '../types.js';
+// Turning ranked search rows into response items: the entity's standard fields for the caller's
+// tier (./fields.ts), then the search additions. Only the returned rows are decoded; parent names
+// come from nameAt() without decoding the parents.
+import type { Caller, Tier } from '../contract/index.js';
+import { localizeName, type LocalizedName } from '../engine/localize.js';
+import type { SearchEntity } from '../engine/search/context.js';
+import type { CityRecord, CountryRecord, StateRecord } from '../format/model.js';
+import type { Store } from '../store/types.js';
+import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from './fields.js';
+import { projectionFor, type EntityFields, type Projection } from './projection.js';
 
 export type SearchRecord = CityRecord | StateRecord | CountryRecord;
 
