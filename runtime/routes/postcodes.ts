@@ -22,7 +22,7 @@
 import { CursorCodec, CursorError, cursorSecretsFromEnv, sameFilters, type CursorSecrets, type PostcodeFilters } from '../engine/postcodes/cursor.js';
 import { PostcodeEngine } from '../engine/postcodes/engine.js';
 import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../engine/postcodes/records.js';
-import { ifNoneMatchHits, ResponseCache, responseCacheLimitsFromEnv, strongEtag } from '../engine/postcodes/response-cache.js';
+import { DEFAULT_RESPONSE_CACHE_LIMITS, ifNoneMatchHits, ResponseCache, strongEtag, type ResponseCacheLimits } from '../engine/postcodes/response-cache.js';
 import { postcodeTypeKey, stateCodeKey } from '../format/postcode-sections.js';
 import { postcodeDisplayQuery } from '../text/normalise.js';
 import { fieldsParam, intParam, invalidParam, qParam } from './params.js';
@@ -42,13 +42,13 @@ const CITY_ID_RE = /^\d{1,15}$/;
 const TYPE_RE = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** Shared by both operations: the rendered-response cache and the cursor signer. */
-const responses = new ResponseCache(responseCacheLimitsFromEnv());
-// Secrets come from GEOAPI_CURSOR_SECRET(_PREVIOUS); the server's main thread sets one random
-// secret for all its threads when none is configured (runtime/http/server.ts).
-let cursorCodec = new CursorCodec(cursorSecretsFromEnv());
+let responses = new ResponseCache(DEFAULT_RESPONSE_CACHE_LIMITS);
+// Secrets come from GEOAPI_CURSOR_SECRET(_PREVIOUS) through the configuration (runtime/config.ts,
+// routes/registry.ts configureOperations); until then, a random per-process secret.
+let cursorCodec = new CursorCodec(cursorSecretsFromEnv({}));
 let warnedEphemeral = false;
 
-/** Replaces the cursor secrets (CLI configuration, tests); by default they come from the environment. */
+/** Replaces the cursor secrets (configuration, tests); until then they are random per process. */
 export function configurePostcodeCursors(secrets: CursorSecrets): void {
   cursorCodec = new CursorCodec(secrets);
 }
@@ -59,6 +59,11 @@ function cursors(): CursorCodec {
     console.warn('geoapi: GEOAPI_CURSOR_SECRET is not set; postcode cursors are signed with a random per-process secret and stop working after a restart or on another replica.');
   }
   return cursorCodec;
+}
+
+/** Replaces the response cache with an empty one of these limits (configuration: GEOAPI_POSTCODE_CACHE_*). */
+export function configurePostcodeResponseCache(limits: ResponseCacheLimits): void {
+  responses = new ResponseCache(limits);
 }
 
 /** For tests and benchmarks: empties the response cache. */

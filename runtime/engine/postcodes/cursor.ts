@@ -64,9 +64,9 @@ export interface CursorSecrets {
  * separated by commas) still verifies. Unset: a random secret per process, so cursors do not
  * survive a restart and are not accepted by other replicas.
  */
-export function cursorSecretsFromEnv(env: NodeJS.ProcessEnv = process.env): CursorSecrets {
-  const current = env.GEOAPI_CURSOR_SECRET;
-  const previous = (env.GEOAPI_CURSOR_SECRET_PREVIOUS ?? '')
+export function cursorSecretsFromEnv(env: Readonly<Record<string, string | undefined>>): CursorSecrets {
+  const current = env['GEOAPI_CURSOR_SECRET'];
+  const previous = (env['GEOAPI_CURSOR_SECRET_PREVIOUS'] ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '')
