@@ -203,7 +203,7 @@ function quotaAt(value: unknown, where: string): PlanQuota {
 }
 
 /** Alias headers from GEOAPI_KEY_HEADER_ALIASES (comma-separated), e.g. "X-CSCAPI-KEY". */
-export function aliasHeadersFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+export function aliasHeadersFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
   return (env['GEOAPI_KEY_HEADER_ALIASES'] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
 }
 
@@ -215,8 +215,8 @@ export function readPolicyText(file: string): string {
   }
 }
 
-export function loadPolicy(file: string = DEFAULT_POLICY_FILE, env: NodeJS.ProcessEnv = process.env): Policy {
-  return parsePolicy(readPolicyText(file), file, aliasHeadersFromEnv(env));
+export function loadPolicy(file: string = DEFAULT_POLICY_FILE, aliasHeaders: readonly string[] = []): Policy {
+  return parsePolicy(readPolicyText(file), file, aliasHeaders);
 }
 
 /** Minimum plan of `feature` for operation `operation`; throws for features the policy does not declare. */

@@ -3,13 +3,10 @@
 // so a 401 or a gate 403 never counts (the spec: "A 401 or 429 does not count"; whether a 429
 // counts is the gate's own logic).
 //
-// Plugging in: a quota module exports
-//   createQuotaShared?(policy: Policy): unknown            — main thread, once; the value (e.g. a
-//                                                           SharedArrayBuffer) is posted to workers
-//   createQuotaGate(init: QuotaGateInit): QuotaGate       — in each worker thread
-// The server loads `runtime/access/quota/index.js` by default (ServerOptions.quotaModule
-// overrides it); when that module does not exist, quotas are off (noQuotaGate) and the server
-// says so at start.
+// The counting itself is runtime/access/quota/index.ts: createQuotaShared in the main thread
+// (its value is posted to the workers), createQuotaGate in each worker. Whether quotas count at
+// all is configuration (GeoapiConfig.quota.mode, runtime/config.ts): when off, the server uses
+// noQuotaGate and creates nothing.
 import type { Caller } from '../contract/index.js';
 import type { Policy } from './policy.js';
 
@@ -41,29 +38,21 @@ export interface QuotaGate {
   peek?(caller: Caller, now: Date): Record<string, string> | Promise<Record<string, string>>;
 }
 
-/** Main-thread settings for createQuotaShared (command-line flags such as --redis <url>). */
+/** Main-thread settings for createQuotaShared. */
 export interface QuotaSharedInit {
-  /** Overrides of the quota module's settings (runtime/access/quota/options.ts), e.g. {redisUrl}. */
+  /** The quota settings (runtime/access/quota/options.ts; the server passes GeoapiConfig.quota), over the defaults. */
   options?: Record<string, unknown>;
-  env?: NodeJS.ProcessEnv;
   log?(message: string): void;
 }
 
 export interface QuotaGateInit {
   policy: Policy;
-  /** What `createQuotaShared` returned in the main thread (undefined when it is not exported). */
+  /** What `createQuotaShared` returned in the main thread. */
   shared: unknown;
   /** 0-based index of this worker thread. */
   threadIndex: number;
   threadCount: number;
   log(message: string): void;
-}
-
-export interface QuotaModule {
-  createQuotaShared?(policy: Policy, init?: QuotaSharedInit): unknown;
-  createQuotaGate(init: QuotaGateInit): QuotaGate;
-  /** Main thread, after every worker has exited: final persistence (graceful shutdown). */
-  stopQuotaShared?(shared: unknown): Promise<void>;
 }
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;

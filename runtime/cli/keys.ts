@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { addKey, keyStatus, newKeyFile, parseExpiry, readKeyFile, revokeKey, writeKeyFile, type KeyFile } from '../access/keys.js';
 import { PLAN_NAMES } from '../access/policy.js';
 import type { PlanName } from '../contract/index.js';
+import type { Env } from '../config.js';
 import { keysFileFrom } from './paths.js';
 import { UsageError } from './usage.js';
 
@@ -24,7 +25,7 @@ function openOrCreate(file: string, print: Print): KeyFile {
   return newKeyFile();
 }
 
-export function keysAdd(args: string[], print: Print, env: NodeJS.ProcessEnv = process.env, now = new Date()): void {
+export function keysAdd(args: string[], print: Print, env: Env, now = new Date()): void {
   const { values } = parseArgs({
     args,
     options: { plan: { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' }, file: { type: 'string' } },
@@ -43,7 +44,7 @@ export function keysAdd(args: string[], print: Print, env: NodeJS.ProcessEnv = p
   print(key);
 }
 
-export function keysList(args: string[], print: Print, env: NodeJS.ProcessEnv = process.env, now = new Date()): void {
+export function keysList(args: string[], print: Print, env: Env, now = new Date()): void {
   const { values } = parseArgs({ args, options: { file: { type: 'string' } }, strict: true, allowPositionals: false });
   const file = resolve(keysFileFrom(values.file, env));
   const keyFile = readKeyFile(file);
@@ -59,7 +60,7 @@ export function keysList(args: string[], print: Print, env: NodeJS.ProcessEnv = 
   for (const row of rows) print(row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd());
 }
 
-export function keysRevoke(args: string[], print: Print, env: NodeJS.ProcessEnv = process.env): void {
+export function keysRevoke(args: string[], print: Print, env: Env): void {
   const { values, positionals } = parseArgs({ args, options: { file: { type: 'string' } }, strict: true, allowPositionals: true });
   if (positionals.length !== 1) throw new UsageError(`keys revoke: expected one key id, found ${positionals.length}`);
   const file = resolve(keysFileFrom(values.file, env));
@@ -69,17 +70,17 @@ export function keysRevoke(args: string[], print: Print, env: NodeJS.ProcessEnv 
   print(`Revoked key ${record.id} (plan ${record.plan}) in ${file}. A running server refuses it after its next check of the file (about a second).`);
 }
 
-export function runKeysCommand(args: string[], print: Print = (line) => process.stdout.write(`${line}\n`)): number {
+export function runKeysCommand(args: string[], print: Print, env: Env): number {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'add':
-      keysAdd(rest, print);
+      keysAdd(rest, print, env);
       return 0;
     case 'list':
-      keysList(rest, print);
+      keysList(rest, print, env);
       return 0;
     case 'revoke':
-      keysRevoke(rest, print);
+      keysRevoke(rest, print, env);
       return 0;
     default:
       throw new UsageError(`keys: expected add, list or revoke, found ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`);

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // The `geoapi` command: dispatches to build, serve, start and keys. Exit codes: 0 ok, 1 failure
-// (message on stderr), 2 bad usage.
+// (message on stderr), 2 bad usage. The only module that reads the environment: it hands
+// process.env to the command, which reads it once into its configuration (runtime/config.ts).
+import type { Env } from '../config.js';
 import { UsageError, USAGE } from './usage.js';
 
 const print = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-async function run(argv: string[]): Promise<number> {
+async function run(argv: string[], env: Env): Promise<number> {
   const [command, ...args] = argv;
   switch (command) {
     case 'build': {
@@ -16,15 +18,15 @@ async function run(argv: string[]): Promise<number> {
     }
     case 'serve': {
       const { runServeCommand } = await import('./serve.js');
-      return runServeCommand(args, print);
+      return runServeCommand(args, print, env);
     }
     case 'start': {
       const { runStartCommand } = await import('./start.js');
-      return runStartCommand(args, print);
+      return runStartCommand(args, print, env);
     }
     case 'keys': {
       const { runKeysCommand } = await import('./keys.js');
-      return runKeysCommand(args, print);
+      return runKeysCommand(args, print, env);
     }
     case undefined:
     case 'help':
@@ -37,14 +39,15 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-run(process.argv.slice(2)).then(
+run(process.argv.slice(2), process.env).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
     // parseArgs reports unknown options with ERR_PARSE_ARGS_* codes: a usage problem too.
-    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    // A ConfigError (runtime/config.ts, not imported here so that `build` loads nothing of the server) is one too.
+    const usage = error instanceof UsageError || (error as Error).name === 'ConfigError' || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`geoapi: ${message}\n${usage ? `\n${USAGE}\n` : ''}`);
     process.exitCode = usage ? 2 : 1;
   },

@@ -5,9 +5,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { addKey, newKeyFile, writeKeyFile } from '../access/keys.js';
 import { PLAN_NAMES } from '../access/policy.js';
-import type { ServerOptions } from '../http/server.js';
+import { configFrom, type Env } from '../config.js';
 import { DEFAULT_SNAPSHOT_DIR, keysFileFrom } from './paths.js';
-import { serveOptionsFrom, serveUntilStopped } from './serve.js';
+import { serveUntilStopped } from './serve.js';
 
 type Print = (line: string) => void;
 
@@ -24,7 +24,7 @@ export function createDevelopmentKeys(file: string, now = new Date()): Map<strin
   return keys;
 }
 
-export async function runStartCommand(args: string[], print: Print, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runStartCommand(args: string[], print: Print, env: Env): Promise<number> {
   const snapshotDir = env['GEOAPI_SNAPSHOT'] ?? DEFAULT_SNAPSHOT_DIR;
   if (env['GEOAPI_SNAPSHOT'] === undefined) {
     const { ensureDefaultSnapshot } = await import('../../build-index/default-snapshot.js');
@@ -44,9 +44,9 @@ export async function runStartCommand(args: string[], print: Print, env: NodeJS.
     print(`Using the keys in ${keysFile} (geoapi keys list; geoapi keys add --plan <plan> for a new one).`);
   }
 
-  const options: ServerOptions = serveOptionsFrom(args, { ...env, GEOAPI_SNAPSHOT: snapshotDir, GEOAPI_KEYS: keysFile });
-  return serveUntilStopped(options, print, [
+  const config = configFrom(args, { ...env, GEOAPI_SNAPSHOT: snapshotDir, GEOAPI_KEYS: keysFile });
+  return serveUntilStopped(config, print, [
     'Try it:',
-    `  curl -s -H "X-GEOAPI-KEY: ${exampleKey}" http://localhost:${options.port}/v1/countries/US`,
+    `  curl -s -H "X-GEOAPI-KEY: ${exampleKey}" http://localhost:${config.port}/v1/countries/US`,
   ]);
 }

@@ -15,6 +15,7 @@ export const USAGE = `usage: geoapi <command> [options]
                              GEOAPI_THREADS, GEOAPI_POLICY, GEOAPI_HOST)
                              [--redis <url>] count quotas in a Redis shared by every replica
                              (GEOAPI_REDIS_URL; default: in memory, saved to data/quota-state.json)
+                             [--quota off|memory|redis] whether and where quotas count (GEOAPI_QUOTA)
   build [--source <dir>|npm] [--out <dir>]
                              build a snapshot from a dataset
   keys add --plan <plan> [--name <text>] [--expires <YYYY-MM-DD|ISO time>] [--file <file>]

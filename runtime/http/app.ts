@@ -1,5 +1,6 @@
 // One worker's uWS app: every operation path registered natively, and the per-request pipeline
-// key → gate → quota → path/query parsing → operation.handle → one corked write.
+// key → gate → quota → path/query parsing → operation.handle → one corked write, as named
+// top-level steps read top to bottom (serveRequest onwards), with one error path (failure).
 // Handlers answer synchronously, so no request outlives its callback; res.end() buffers whatever
 // the socket cannot take at once. Every handler still registers a (shared, no-op) onAborted first:
 // uWS aborts the whole process when a handler returns without having answered and without an
@@ -111,208 +112,256 @@ function isReply(value: unknown): value is Reply {
   return Number.isInteger(reply.status) && reply.status >= 200 && reply.status <= 599 && (typeof reply.body === 'string' || reply.body instanceof Uint8Array);
 }
 
+/** What every step of the pipeline reads: the worker's state and this app's response settings. */
+interface Scope {
+  store: Store;
+  engine: Engine;
+  state: WorkerState;
+  settings: ResponseSettings;
+  fixedNowMs: number | null;
+  log(message: string): void;
+  nextRequestId(): string;
+}
+
 /** Builds the worker's app; returns it with a function re-reading route policies after a policy reload. */
 export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): void } {
   const { uws, store, state, log } = options;
-  const engine = engineFor(store);
   const app = uws.App();
   const idPrefix = `${randomBytes(4).toString('hex')}-${options.threadIndex.toString(36)}-`;
   let requestCount = 0;
-  const settings: ResponseSettings = {
-    dataVersion: store.manifest.dataVersion,
-    privateMaxAgeSeconds: state.policy.privateMaxAgeSeconds,
-    compression: new CompressionCache(),
-    corsExposeHeaders: '*',
-    vary: 'Accept-Encoding',
+  const scope: Scope = {
+    store,
+    engine: engineFor(store),
+    state,
+    settings: {
+      dataVersion: store.manifest.dataVersion,
+      privateMaxAgeSeconds: state.policy.privateMaxAgeSeconds,
+      compression: new CompressionCache(),
+      corsExposeHeaders: '*',
+      vary: 'Accept-Encoding',
+      log,
+    },
+    fixedNowMs: options.fixedNowMs,
     log,
+    nextRequestId: () => idPrefix + (++requestCount).toString(36),
   };
 
   const routes: Route[] = options.operations.map((op) => ({ op, paramNames: paramNamesOf(op.path), policy: state.policy.operations.get(op.name)! }));
-
-  function refreshPolicy(): void {
-    for (const route of routes) {
-      const policy = state.policy.operations.get(route.op.name);
-      // checkOperations ran on the new policy before it was installed, so this always exists.
-      if (policy) route.policy = policy;
-    }
-    settings.privateMaxAgeSeconds = state.policy.privateMaxAgeSeconds;
-    settings.vary = state.policy.corsOrigins.length > 0 ? 'Accept-Encoding, Origin' : 'Accept-Encoding';
-  }
+  const refreshPolicy = (): void => refreshRoutes(scope, routes);
   refreshPolicy();
 
-  const nextRequestId = (): string => idPrefix + (++requestCount).toString(36);
-
-  function corsOriginFor(req: UwsHttpRequest): string | undefined {
-    const allowed = state.policy.corsOrigins;
-    if (allowed.length === 0) return undefined;
-    const origin = req.getHeader('origin');
-    if (origin === '') return undefined;
-    if (allowed.includes('*')) return '*';
-    return allowed.includes(origin) ? origin : undefined;
-  }
-
-  function presentedKey(req: UwsHttpRequest): string {
-    const key = req.getHeader(KEY_HEADER);
-    if (key !== '') return key;
-    for (const alias of state.policy.aliasKeyHeaders) {
-      const value = req.getHeader(alias);
-      if (value !== '') return value;
-    }
-    return '';
-  }
-
-  function send(res: UwsHttpResponse, req: UwsHttpRequest, out: Outgoing, requestId: string): void {
-    try {
-      // Small bodies without prepared variants go out as they are: no need to read Accept-Encoding.
-      writeResponse(res, out, requestId, negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '', settings, state.draining);
-    } catch (error) {
-      // A response left unanswered would make uWS terminate the process: answer plainly, or drop the connection.
-      log(`request ${requestId}: writing the response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      try {
-        res.cork(() => res.writeStatus('500 Internal Server Error').end(errorBody('A', INTERNAL_ERROR_MESSAGE, { requestId }), true));
-      } catch {
-        try {
-          res.close();
-        } catch {
-          // Already answered: nothing left to do.
-        }
-      }
-    }
-  }
-
-  function internalError(route: Route | null, req: UwsHttpRequest, requestId: string, error: unknown): Outgoing {
-    const where = route ? `${route.op.name} ` : '';
-    log(`500 request ${requestId} ${where}${safeUrl(req)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    return { status: 500, body: errorBody(route?.op.errorShape ?? 'A', INTERNAL_ERROR_MESSAGE, { requestId }) };
-  }
-
-  function answer(route: Route, req: UwsHttpRequest): Outgoing | Deferred {
-    const nowMs = options.fixedNowMs ?? Date.now();
-    const caller = state.keys.lookup(presentedKey(req), nowMs);
-    if (caller === null) return { status: 401, body: UNAUTHORIZED_BODY };
-    const shape: ErrorShape = route.op.errorShape;
-    const gate = route.policy.gate;
-    if (gate !== null && caller.rank < gate.minRank) {
-      // Not counted, but a keyed answer: it carries the caller's usage headers all the same.
-      const refusal = apiErrorOut(forbidden(state.policy, shape, gate, caller), shape, caller, undefined);
-      const usage = state.quota.peek?.(caller, new Date(nowMs));
-      if (usage instanceof Promise) {
-        return { pending: usage.then((usageHeaders) => ({ ...refusal, usageHeaders }), () => refusal), req: detachRequest(req, route.paramNames.length) };
-      }
-      refusal.usageHeaders = usage;
-      return refusal;
-    }
-
-    const now = new Date(nowMs);
-    const decision = state.quota.consume(caller, now);
-    if (decision instanceof Promise) {
-      // Quota in Redis: uWS's req is only valid during this callback, so copy what the rest needs.
-      const detached = detachRequest(req, route.paramNames.length);
-      return { pending: decision.then((settled) => afterQuota(route, detached, caller, now, settled)), req: detached };
-    }
-    return afterQuota(route, req, caller, now, decision);
-  }
-
-  function afterQuota(route: Route, req: UwsHttpRequest, caller: Caller, now: Date, decision: QuotaDecision): Outgoing {
-    const shape: ErrorShape = route.op.errorShape;
-    const usageHeaders = decision.headers;
-    if (!decision.allowed) {
-      return {
-        status: decision.status ?? 429,
-        body: decision.body ?? errorBody('B', 'Usage limit exceeded.'),
-        usageHeaders,
-        plan: caller.plan,
-      };
-    }
-
-    try {
-      let params = NO_PARAMS;
-      if (route.paramNames.length > 0) {
-        params = {};
-        for (let i = 0; i < route.paramNames.length; i++) {
-          const name = route.paramNames[i]!;
-          params[name] = decodePathParam(req.getParameter(i), name);
-        }
-      }
-      const query = parseQuery(req.getQuery());
-      const reply = route.op.handle(new Context(params, query, caller, engine, store, now, req, route, state.policy));
-      if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body}`);
-      return { status: reply.status, body: reply.body, gzip: reply.gzip, br: reply.br, headers: reply.headers, usageHeaders, plan: caller.plan };
-    } catch (error) {
-      if (error instanceof ApiError) return apiErrorOut(error, shape, caller, usageHeaders);
-      if (error instanceof QueryError) return { status: 400, body: errorBody(shape, error.message), usageHeaders, plan: caller.plan };
-      throw error;
-    }
-  }
-
-  /** Writes a deferred answer when it settles, unless the client went away (replaces the no-op onAborted). */
-  function answerLater(res: UwsHttpResponse, route: Route, deferred: Deferred, requestId: string): void {
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-    });
-    void deferred.pending
-      .catch((error: unknown) => internalError(route, deferred.req, requestId, error))
-      .then((out) => {
-        if (aborted) return;
-        out.corsOrigin = corsOriginFor(deferred.req);
-        send(res, deferred.req, out, requestId);
-      });
-  }
-
-  function apiErrorOut(error: ApiError, shape: ErrorShape, caller: Caller, usageHeaders: Record<string, string> | undefined): Outgoing {
-    const status = Number.isInteger(error.status) && error.status >= 400 && error.status <= 599 ? error.status : 500;
-    return { status, body: errorBody(error.shape ?? shape, error.message, error.details), usageHeaders, plan: caller.plan };
-  }
-
   for (const route of routes) {
-    app.get(route.op.path, (res, req) => {
-      res.onAborted(ignoreAbort);
-      const requestId = nextRequestId();
-      let out: Outgoing | Deferred;
-      try {
-        out = answer(route, req);
-      } catch (error) {
-        out = internalError(route, req, requestId, error);
-      }
-      if ('pending' in out) {
-        answerLater(res, route, out, requestId);
-        return;
-      }
-      out.corsOrigin = corsOriginFor(req);
-      send(res, req, out, requestId);
-    });
-
+    app.get(route.op.path, (res, req) => serveRequest(scope, route, res, req));
     // CORS preflight when origins are configured; otherwise OPTIONS is one more method not allowed.
-    app.options(route.op.path, (res, req) => {
-      res.onAborted(ignoreAbort);
-      const requestId = nextRequestId();
-      const origin = corsOriginFor(req);
-      if (origin === undefined) {
-        send(res, req, methodNotAllowed(route.op.errorShape), requestId);
-        return;
-      }
-      const allowHeaders = [KEY_HEADER, ...state.policy.aliasKeyHeaders].join(', ');
-      send(res, req, {
-        status: 204,
-        body: '',
-        corsOrigin: origin,
-        headers: { 'Access-Control-Allow-Methods': 'GET', 'Access-Control-Allow-Headers': allowHeaders, 'Access-Control-Max-Age': '600', 'Cache-Control': 'no-store' },
-      }, requestId);
-    });
-
+    app.options(route.op.path, (res, req) => servePreflight(scope, route, res, req));
     app.any(route.op.path, (res, req) => {
       res.onAborted(ignoreAbort);
-      send(res, req, methodNotAllowed(route.op.errorShape), nextRequestId());
+      write(scope, res, req, methodNotAllowed(route.op.errorShape), scope.nextRequestId());
     });
   }
-
   app.any('/*', (res, req) => {
     res.onAborted(ignoreAbort);
-    send(res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE) }, nextRequestId());
+    write(scope, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE) }, scope.nextRequestId());
   });
-
   return { app, refreshPolicy };
+}
+
+/** After a policy reload: each route's policy entry, cache lifetime and Vary. */
+function refreshRoutes(scope: Scope, routes: Route[]): void {
+  const { state, settings } = scope;
+  for (const route of routes) {
+    const policy = state.policy.operations.get(route.op.name);
+    // checkOperations ran on the new policy before it was installed, so this always exists.
+    if (policy) route.policy = policy;
+  }
+  settings.privateMaxAgeSeconds = state.policy.privateMaxAgeSeconds;
+  settings.vary = state.policy.corsOrigins.length > 0 ? 'Accept-Encoding, Origin' : 'Accept-Encoding';
+}
+
+// ---- The request pipeline, in order: key → gate → quota → parse → handle → write. -------------
+// Each step returns an answer or passes on to the next; whatever a step throws goes to `failure`,
+// the one error path (shaped ApiError/QueryError answers, else a logged 500).
+
+/** One GET: runs the pipeline and writes its answer, now or when an asynchronous quota decision settles. */
+function serveRequest(scope: Scope, route: Route, res: UwsHttpResponse, req: UwsHttpRequest): void {
+  res.onAborted(ignoreAbort);
+  const requestId = scope.nextRequestId();
+  let out: Outgoing | Deferred;
+  try {
+    out = authorize(scope, route, req, requestId);
+  } catch (error) {
+    out = failure(scope, route, req, requestId, error, null);
+  }
+  if ('pending' in out) {
+    writeLater(scope, res, route, out, requestId);
+    return;
+  }
+  out.corsOrigin = corsOriginFor(scope, req);
+  write(scope, res, req, out, requestId);
+}
+
+/** Steps 1–3: the key (401), the operation's plan gate (403, not counted) and the quota. */
+function authorize(scope: Scope, route: Route, req: UwsHttpRequest, requestId: string): Outgoing | Deferred {
+  const { state } = scope;
+  const nowMs = scope.fixedNowMs ?? Date.now();
+  const caller = state.keys.lookup(presentedKey(scope, req), nowMs);
+  if (caller === null) return { status: 401, body: UNAUTHORIZED_BODY };
+
+  const gate = route.policy.gate;
+  if (gate !== null && caller.rank < gate.minRank) return gateRefusal(scope, route, req, caller, gate, nowMs);
+
+  const now = new Date(nowMs);
+  const decision = state.quota.consume(caller, now);
+  if (decision instanceof Promise) {
+    // Quota in Redis: uWS's req is only valid during this callback, so copy what the rest needs.
+    const detached = detachRequest(req, route.paramNames.length);
+    return { pending: decision.then((settled) => afterQuota(scope, route, detached, requestId, { caller, now, decision: settled })), req: detached };
+  }
+  return afterQuota(scope, route, req, requestId, { caller, now, decision });
+}
+
+/** Step 1: the key from X-GEOAPI-KEY, else the first alias header present. */
+function presentedKey(scope: Scope, req: UwsHttpRequest): string {
+  const key = req.getHeader(KEY_HEADER);
+  if (key !== '') return key;
+  for (const alias of scope.state.policy.aliasKeyHeaders) {
+    const value = req.getHeader(alias);
+    if (value !== '') return value;
+  }
+  return '';
+}
+
+/** Step 2: a plan below the operation's gate. Not counted, but a keyed answer: it carries the caller's usage headers all the same. */
+function gateRefusal(scope: Scope, route: Route, req: UwsHttpRequest, caller: Caller, gate: FeatureRequirement, nowMs: number): Outgoing | Deferred {
+  const shape = route.op.errorShape;
+  const refusal = apiErrorOut(forbidden(scope.state.policy, shape, gate, caller), shape, caller, undefined);
+  const usage = scope.state.quota.peek?.(caller, new Date(nowMs));
+  if (usage instanceof Promise) {
+    return { pending: usage.then((usageHeaders) => ({ ...refusal, usageHeaders }), () => refusal), req: detachRequest(req, route.paramNames.length) };
+  }
+  refusal.usageHeaders = usage;
+  return refusal;
+}
+
+/** A caller that passed the gate, and the quota's decision (step 3) for this request. */
+interface Counted {
+  caller: Caller;
+  now: Date;
+  decision: QuotaDecision;
+}
+
+/** Steps 3–5: the quota's refusal (429), else parse the path and query, and handle. */
+function afterQuota(scope: Scope, route: Route, req: UwsHttpRequest, requestId: string, counted: Counted): Outgoing {
+  const { caller, now, decision } = counted;
+  const usageHeaders = decision.headers;
+  if (!decision.allowed) {
+    return { status: decision.status ?? 429, body: decision.body ?? errorBody('B', 'Usage limit exceeded.'), usageHeaders, plan: caller.plan };
+  }
+  try {
+    const { params, query } = parseRequest(route, req);
+    const reply = route.op.handle(new Context(params, query, caller, scope.engine, scope.store, now, req, route, scope.state.policy));
+    if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body}`);
+    return { status: reply.status, body: reply.body, gzip: reply.gzip, br: reply.br, headers: reply.headers, usageHeaders, plan: caller.plan };
+  } catch (error) {
+    return failure(scope, route, req, requestId, error, counted);
+  }
+}
+
+/** Step 4: path parameters (percent-decoded) and the query string. Throws QueryError. */
+function parseRequest(route: Route, req: UwsHttpRequest): { params: Record<string, string>; query: ReadonlyMap<string, string> } {
+  let params = NO_PARAMS;
+  if (route.paramNames.length > 0) {
+    params = {};
+    for (let i = 0; i < route.paramNames.length; i++) {
+      const name = route.paramNames[i]!;
+      params[name] = decodePathParam(req.getParameter(i), name);
+    }
+  }
+  return { params, query: parseQuery(req.getQuery()) };
+}
+
+/**
+ * The one error path. After the quota step, an ApiError (the operation's refusal, in its shape)
+ * or a QueryError (400) is an answer with the caller's usage headers; anything else is a bug:
+ * logged, answered 500 in the operation's shape, without usage headers.
+ */
+function failure(scope: Scope, route: Route, req: UwsHttpRequest, requestId: string, error: unknown, counted: Counted | null): Outgoing {
+  if (counted !== null) {
+    const { caller, decision } = counted;
+    const shape = route.op.errorShape;
+    if (error instanceof ApiError) return apiErrorOut(error, shape, caller, decision.headers);
+    if (error instanceof QueryError) return { status: 400, body: errorBody(shape, error.message), usageHeaders: decision.headers, plan: caller.plan };
+  }
+  scope.log(`500 request ${requestId} ${route.op.name} ${safeUrl(req)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return { status: 500, body: errorBody(route.op.errorShape, INTERNAL_ERROR_MESSAGE, { requestId }) };
+}
+
+function apiErrorOut(error: ApiError, shape: ErrorShape, caller: Caller, usageHeaders: Record<string, string> | undefined): Outgoing {
+  const status = Number.isInteger(error.status) && error.status >= 400 && error.status <= 599 ? error.status : 500;
+  return { status, body: errorBody(error.shape ?? shape, error.message, error.details), usageHeaders, plan: caller.plan };
+}
+
+/** Step 6, deferred: writes the answer when it settles, unless the client went away (replaces the no-op onAborted). */
+function writeLater(scope: Scope, res: UwsHttpResponse, route: Route, deferred: Deferred, requestId: string): void {
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  void deferred.pending
+    .catch((error: unknown) => failure(scope, route, deferred.req, requestId, error, null))
+    .then((out) => {
+      if (aborted) return;
+      out.corsOrigin = corsOriginFor(scope, deferred.req);
+      write(scope, res, deferred.req, out, requestId);
+    });
+}
+
+/** Step 6: one corked write. A response left unanswered would make uWS terminate the process: when writing fails, answer plainly, or drop the connection. */
+function write(scope: Scope, res: UwsHttpResponse, req: UwsHttpRequest, out: Outgoing, requestId: string): void {
+  try {
+    // Small bodies without prepared variants go out as they are: no need to read Accept-Encoding.
+    writeResponse(res, out, requestId, negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '', scope.settings, scope.state.draining);
+  } catch (error) {
+    scope.log(`request ${requestId}: writing the response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    try {
+      res.cork(() => res.writeStatus('500 Internal Server Error').end(errorBody('A', INTERNAL_ERROR_MESSAGE, { requestId }), true));
+    } catch {
+      try {
+        res.close();
+      } catch {
+        // Already answered: nothing left to do.
+      }
+    }
+  }
+}
+
+// ---- Around the pipeline: CORS. ------------------------------------------------------------------
+
+function corsOriginFor(scope: Scope, req: UwsHttpRequest): string | undefined {
+  const allowed = scope.state.policy.corsOrigins;
+  if (allowed.length === 0) return undefined;
+  const origin = req.getHeader('origin');
+  if (origin === '') return undefined;
+  if (allowed.includes('*')) return '*';
+  return allowed.includes(origin) ? origin : undefined;
+}
+
+/** OPTIONS: a CORS preflight answer for an allowed origin, else 405. */
+function servePreflight(scope: Scope, route: Route, res: UwsHttpResponse, req: UwsHttpRequest): void {
+  res.onAborted(ignoreAbort);
+  const requestId = scope.nextRequestId();
+  const origin = corsOriginFor(scope, req);
+  if (origin === undefined) {
+    write(scope, res, req, methodNotAllowed(route.op.errorShape), requestId);
+    return;
+  }
+  const allowHeaders = [KEY_HEADER, ...scope.state.policy.aliasKeyHeaders].join(', ');
+  write(scope, res, req, {
+    status: 204,
+    body: '',
+    corsOrigin: origin,
+    headers: { 'Access-Control-Allow-Methods': 'GET', 'Access-Control-Allow-Headers': allowHeaders, 'Access-Control-Max-Age': '600', 'Cache-Control': 'no-store' },
+  }, requestId);
 }
 
 /** An answer waiting for an asynchronous quota decision, with the request copied out of uWS. */

@@ -1,19 +1,38 @@
-// Messages between the main thread (runtime/http/server.ts) and worker threads (worker.ts).
+// Messages between the main thread (runtime/http/server.ts) and worker threads (worker.ts), and
+// the one module seam tests use.
 import type { KeySnapshot } from '../access/key-index.js';
+import type { QuotaShared } from '../access/quota/index.js';
+import type { OperationSettings } from '../routes/registry.js';
+import type { Operation } from '../routes/types.js';
+import type { SnapshotBytes } from '../store/load.js';
+import type { Store } from '../store/types.js';
 import type { UwsBuild } from './uws.js';
+
+/**
+ * The one seam for tests (ServerOptions.operationsModule): a module that replaces the operation
+ * registry, exporting `operations` or `allOperations()`, and optionally `openStore(snapshotDir)`
+ * to answer from a store of its own instead of loading a snapshot (HTTP-layer tests without data,
+ * test/http/fixtures/test-operations.ts).
+ */
+export interface OperationsModule {
+  operations?: readonly Operation[];
+  allOperations?(): Operation[];
+  openStore?(snapshotDir: string): Store;
+}
 
 export interface WorkerInit {
   threadIndex: number;
   threadCount: number;
   host: string | null;
-  /** Snapshot bytes from loadSnapshotBytes (SharedArrayBuffers are shared, not copied). */
-  snapshot: unknown;
-  /** Module URLs. */
-  openStoreModule: string;
-  operationsModule: string;
-  quotaModule: string | null;
-  /** What the quota module's createQuotaShared returned in the main thread. */
-  quotaShared: unknown;
+  snapshotDir: string;
+  /** Snapshot bytes from loadSnapshotBytes (SharedArrayBuffers are shared, not copied); null when the operations module opens its own store. */
+  snapshot: SnapshotBytes | null;
+  /** URL of the test seam (OperationsModule), or null for the operation registry. */
+  operationsModule: string | null;
+  /** What createQuotaShared returned in the main thread; null when quotas are off. */
+  quota: QuotaShared | null;
+  /** The operations' settings, with the cursor secret the main thread drew when none was configured. */
+  operationSettings: OperationSettings & { cursorSecret: string };
   policyText: string;
   policySource: string;
   aliasHeaders: string[];

@@ -1,51 +1,36 @@
 // The main thread: loads the snapshot bytes once, the policy and the key file, starts one worker
 // thread per core (each its own uWS app on the same port), watches the key and policy files and
-// broadcasts changes, and drains on close.
+// broadcasts changes, and drains on close. Everything it is configured with arrives in one
+// GeoapiConfig (runtime/config.ts); it reads no environment.
 import { randomBytes } from 'node:crypto';
-import { existsSync, unwatchFile, watchFile } from 'node:fs';
+import { unwatchFile, watchFile } from 'node:fs';
 import { createServer } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { keySnapshotOf, type KeySnapshot } from '../access/key-index.js';
 import { readKeyFile } from '../access/keys.js';
-import { aliasHeadersFromEnv, DEFAULT_POLICY_FILE, parsePolicy, readPolicyText, type Policy } from '../access/policy.js';
-import type { QuotaModule } from '../access/quota-hook.js';
-import type { MainToWorker, StoreSummary, WorkerInit, WorkerToMain } from './protocol.js';
-import { loadUws, uwsCandidates, type UwsBuild } from './uws.js';
+import { parsePolicy, readPolicyText, type Policy } from '../access/policy.js';
+import { createQuotaShared, stopQuotaShared, type QuotaShared } from '../access/quota/index.js';
+import type { QuotaMode } from '../access/quota/options.js';
+import type { GeoapiConfig } from '../config.js';
+import { loadSnapshotBytes, type SnapshotBytes } from '../store/load.js';
+import type { MainToWorker, OperationsModule, StoreSummary, WorkerInit, WorkerToMain } from './protocol.js';
+import { loadUws, type UwsBuild } from './uws.js';
 
 export interface ServerOptions {
-  /** Snapshot directory (manifest.json + section files). */
-  snapshotDir: string;
-  /** Key store JSON file (geoapi keys add). */
-  keysFile: string;
-  /** Policy file; default data/policy.json. */
-  policyFile?: string;
-  /** 0 picks a free port. Default 8080. */
-  port?: number;
-  /** Listen address; default all interfaces. */
-  host?: string;
-  /** Worker threads; default os.availableParallelism(). */
-  threads?: number;
-  /** Module (path or file: URL) exporting `operations` or `allOperations()`; default the operation registry. */
-  operationsModule?: string;
-  /** Module exporting loadSnapshotBytes(dir) and openStore(bytes); default runtime/store/load.js + open.js. */
-  storeModule?: string;
+  config: GeoapiConfig;
   /**
-   * Quota module (see runtime/access/quota-hook.ts); default runtime/access/quota/index.js when it
-   * exists; null turns quotas off.
+   * The one seam for tests: a module (path or file: URL) replacing the operation registry and,
+   * optionally, the store (see OperationsModule in protocol.ts). Default: the registry.
    */
-  quotaModule?: string | null;
-  /** Quota settings from command-line flags (e.g. {redisUrl} from --redis), passed to createQuotaShared. */
-  quotaOptions?: Record<string, unknown>;
+  operationsModule?: string;
   /** Fixed request time (ISO) for tests; default the real clock. */
   fixedNow?: string;
   /** How often the key and policy files are checked for changes; default 1000 ms. */
   watchIntervalMs?: number;
   /** Log sink; default stderr. */
   log?: (message: string) => void;
-  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningServer {
@@ -55,8 +40,8 @@ export interface RunningServer {
   threads: number;
   uws: UwsBuild;
   store: StoreSummary;
-  /** 'off', or 'on' (the quota module logs its mode: in memory or Redis). */
-  quota: string;
+  /** The quota mode in force (from the configuration). */
+  quota: QuotaMode;
   /** Re-reads the key file now (also happens on change and on SIGHUP in the CLI). */
   reloadKeys(): void;
   reloadPolicy(): void;
@@ -74,10 +59,6 @@ export class ServerStartError extends Error {
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
-const DEFAULT_OPERATIONS = new URL('../routes/registry.js', import.meta.url).href;
-const DEFAULT_LOAD_STORE = new URL('../store/load.js', import.meta.url).href;
-const DEFAULT_OPEN_STORE = new URL('../store/open.js', import.meta.url).href;
-const DEFAULT_QUOTA = new URL('../access/quota/index.js', import.meta.url);
 
 function moduleUrl(specifier: string): string {
   return /^(file|data):/.test(specifier) ? specifier : pathToFileURL(resolve(specifier)).href;
@@ -88,13 +69,13 @@ const defaultLog = (message: string): void => {
 };
 
 /** Checks that `port` can be bound (0: asks the kernel for a free one) and returns it. */
-async function reservePort(port: number, host: string | undefined): Promise<number> {
+async function reservePort(port: number, host: string | null): Promise<number> {
   const probe = createServer();
   return new Promise<number>((resolvePort, reject) => {
     probe.once('error', (error: NodeJS.ErrnoException) => {
       reject(new ServerStartError(error.code === 'EADDRINUSE' ? `port ${port} is already in use${host ? ` on ${host}` : ''}` : `cannot listen on port ${port}: ${error.message}`));
     });
-    probe.listen({ port, host, exclusive: true }, () => {
+    probe.listen({ port, host: host ?? undefined, exclusive: true }, () => {
       const address = probe.address();
       const bound = typeof address === 'object' && address !== null ? address.port : port;
       probe.close(() => resolvePort(bound));
@@ -109,68 +90,82 @@ interface WorkerHandle {
   waiting: ((message: WorkerToMain) => void) | null;
 }
 
-export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const env = options.env ?? process.env;
-  const log = options.log ?? defaultLog;
-  const candidates = uwsCandidates(env);
-  // Fail fast in the main thread, before any data is loaded, with the message naming every attempt.
-  loadUws(candidates);
+/** Step 1: the snapshot bytes, read once and shared by every worker; none when the test seam opens its own store. */
+async function loadSnapshot(config: GeoapiConfig, operationsModule: string | null): Promise<SnapshotBytes | null> {
+  if (operationsModule !== null) {
+    const seam = (await import(operationsModule)) as OperationsModule;
+    if (typeof seam.openStore === 'function') return null;
+  }
+  return loadSnapshotBytes(config.snapshotDir);
+}
 
-  const policyFile = resolve(options.policyFile ?? DEFAULT_POLICY_FILE);
-  const aliasHeaders = aliasHeadersFromEnv(env);
+/** Step 2: the shared quota counters when quotas are on (the configuration decides); null when off. */
+function startQuota(config: GeoapiConfig, policy: Policy, log: (message: string) => void): { shared: QuotaShared | null; stop(): Promise<void> } {
+  if (config.quota.mode === 'off') {
+    log('quota: off (nothing is counted or limited)');
+    return { shared: null, stop: async () => undefined };
+  }
+  let shared: QuotaShared;
+  try {
+    shared = createQuotaShared(policy, { options: { ...config.quota }, log });
+  } catch (error) {
+    throw new ServerStartError(`quota: ${(error as Error).message}`);
+  }
+  return {
+    shared,
+    // After every worker has exited, so the final counts are complete (state file, graceful stop).
+    stop: async () => {
+      try {
+        await stopQuotaShared(shared);
+      } catch (error) {
+        log(`quota: final save failed: ${(error as Error).message}`);
+      }
+    },
+  };
+}
+
+/** Step 3: the postcode cursor secret every thread signs with; one random secret for the process when none is configured. */
+function cursorSecretOf(config: GeoapiConfig, log: (message: string) => void): string {
+  if (config.operations.cursorSecret !== null) return config.operations.cursorSecret;
+  log('GEOAPI_CURSOR_SECRET is not set: postcode cursors are signed with a random secret and stop working after a restart or on another replica');
+  return randomBytes(32).toString('base64url');
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { config } = options;
+  const log = options.log ?? defaultLog;
+  // Fail fast in the main thread, before any data is loaded, with the message naming every attempt.
+  loadUws(config.uwsCandidates);
+
+  const policyFile = config.policyFile;
+  const aliasHeaders = config.keyHeaderAliases;
   let policyText = readPolicyText(policyFile);
   let policy: Policy = parsePolicy(policyText, policyFile, aliasHeaders);
-  const keysFile = resolve(options.keysFile);
+  const keysFile = config.keysFile;
   let keys: KeySnapshot = keySnapshotOf(readKeyFile(keysFile));
 
-  const threads = options.threads ?? availableParallelism();
+  const threads = config.threads;
   if (!Number.isInteger(threads) || threads < 1 || threads > 256) throw new ServerStartError(`threads: expected an integer from 1 to 256, found ${threads}`);
   const fixedNowMs = options.fixedNow === undefined ? null : Date.parse(options.fixedNow);
   if (fixedNowMs !== null && !Number.isFinite(fixedNowMs)) throw new ServerStartError(`fixedNow: expected an ISO time, found ${JSON.stringify(options.fixedNow)}`);
 
-  const loadStoreModule = options.storeModule ? moduleUrl(options.storeModule) : DEFAULT_LOAD_STORE;
-  const openStoreModule = options.storeModule ? moduleUrl(options.storeModule) : DEFAULT_OPEN_STORE;
-  const { loadSnapshotBytes } = (await import(loadStoreModule)) as { loadSnapshotBytes?: (dir: string) => unknown };
-  if (typeof loadSnapshotBytes !== 'function') throw new ServerStartError(`store module ${loadStoreModule} does not export loadSnapshotBytes(dir)`);
-  const snapshotDir = resolve(options.snapshotDir);
-  const snapshot = await loadSnapshotBytes(snapshotDir);
-
-  let quotaModule: string | null;
-  if (options.quotaModule === null) quotaModule = null;
-  else if (options.quotaModule !== undefined) quotaModule = moduleUrl(options.quotaModule);
-  else quotaModule = existsSync(fileURLToPath(DEFAULT_QUOTA)) ? DEFAULT_QUOTA.href : null;
-  let quotaShared: unknown;
-  let stopQuota: () => Promise<void> = async () => undefined;
-  if (quotaModule !== null) {
-    const mod = (await import(quotaModule)) as Partial<QuotaModule>;
-    try {
-      quotaShared = mod.createQuotaShared?.(policy, { options: options.quotaOptions ?? {}, env, log });
-    } catch (error) {
-      throw new ServerStartError(`quota: ${(error as Error).message}`);
-    }
-    // After every worker has exited, so the final counts are complete (state file, graceful stop).
-    stopQuota = async () => {
-      try {
-        await mod.stopQuotaShared?.(quotaShared);
-      } catch (error) {
-        log(`quota: final save failed: ${(error as Error).message}`);
-      }
-    };
-  }
+  const operationsModule = options.operationsModule ? moduleUrl(options.operationsModule) : null;
+  const snapshot = await loadSnapshot(config, operationsModule);
+  const quota = startQuota(config, policy, log);
 
   const init: Omit<WorkerInit, 'threadIndex'> = {
     threadCount: threads,
-    host: options.host ?? null,
+    host: config.host,
+    snapshotDir: config.snapshotDir,
     snapshot,
-    openStoreModule,
-    operationsModule: options.operationsModule ? moduleUrl(options.operationsModule) : DEFAULT_OPERATIONS,
-    quotaModule,
-    quotaShared,
+    operationsModule,
+    quota: quota.shared,
+    operationSettings: { ...config.operations, cursorSecret: cursorSecretOf(config, log) },
     policyText,
     policySource: policyFile,
     aliasHeaders,
     keys,
-    uwsCandidates: candidates,
+    uwsCandidates: config.uwsCandidates,
     fixedNowMs,
   };
 
@@ -185,15 +180,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
   const allExited = (): Promise<void> => Promise.all(handles.map((handle) => handle.exited)).then(() => undefined);
 
-  // Every thread must verify the postcode cursors any other thread signed: without a configured
-  // secret, one random secret for the whole process (cursors then end with the process).
-  const workerEnv = { ...process.env };
-  if (!workerEnv['GEOAPI_CURSOR_SECRET']?.trim()) {
-    workerEnv['GEOAPI_CURSOR_SECRET'] = randomBytes(32).toString('base64url');
-    log('GEOAPI_CURSOR_SECRET is not set: postcode cursors are signed with a random secret and stop working after a restart or on another replica');
-  }
   for (let threadIndex = 0; threadIndex < threads; threadIndex++) {
-    const worker = new Worker(WORKER_URL, { workerData: { ...init, threadIndex } satisfies WorkerInit, env: workerEnv });
+    const worker = new Worker(WORKER_URL, { workerData: { ...init, threadIndex } satisfies WorkerInit });
     const handle: WorkerHandle = {
       worker,
       waiting: null,
@@ -240,10 +228,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // already in use into a clear error instead of silently sharing it with another process.
   let port = 0;
   for (let attempt = 1; ; attempt++) {
-    port = await reservePort(options.port ?? 8080, options.host).catch((error: Error) => fail(error.message));
+    port = await reservePort(config.port, config.host).catch((error: Error) => fail(error.message));
     const answer = await ask(handles[0]!, { type: 'listen', port });
     if (answer.type === 'listening') break;
-    if (options.port !== 0 || attempt >= 5) return fail(`uWS could not listen on port ${port}${options.host ? ` on ${options.host}` : ''} (taken between the check and the bind?)`);
+    if (config.port !== 0 || attempt >= 5) return fail(`uWS could not listen on port ${port}${config.host ? ` on ${config.host}` : ''} (taken between the check and the bind?)`);
   }
   for (const handle of handles.slice(1)) {
     const answer = await ask(handle, { type: 'listen', port });
@@ -285,8 +273,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (current.mtimeMs !== previous.mtimeMs || current.ino !== previous.ino || current.size !== previous.size) reloadPolicy();
   });
 
-  const exited = allExited().then(stopQuota);
-  const host = options.host ?? null;
+  const exited = allExited().then(quota.stop);
+  const host = config.host;
   const urlHost = host === null || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   return {
     port,
@@ -294,7 +282,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     threads,
     uws: first.build,
     store: first.store,
-    quota: quotaModule === null ? 'off' : 'on',
+    quota: config.quota.mode,
     reloadKeys,
     reloadPolicy,
     close: async () => {

@@ -82,7 +82,7 @@ export class UwsUnavailableError extends Error {
 }
 
 /** Candidate packages from GEOAPI_UWS_CANDIDATES, else the defaults. */
-export function uwsCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
+export function uwsCandidates(env: Readonly<Record<string, string | undefined>>): string[] {
   const raw = env['GEOAPI_UWS_CANDIDATES'];
   if (raw === undefined || raw.trim() === '') return [...DEFAULT_UWS_CANDIDATES];
   if (raw.trim() === 'none') return [];
@@ -105,7 +105,7 @@ function binaryName(): string {
 }
 
 /** Loads the first candidate that loads natively; throws UwsUnavailableError naming every attempt. */
-export function loadUws(candidates: readonly string[] = uwsCandidates()): LoadedUws {
+export function loadUws(candidates: readonly string[] = DEFAULT_UWS_CANDIDATES): LoadedUws {
   const attempts: string[] = [];
   for (const packageName of candidates) {
     const dir = packageDir(packageName);

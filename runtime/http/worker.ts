@@ -3,11 +3,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { KeyIndex, type KeySnapshot } from '../access/key-index.js';
 import { parsePolicy } from '../access/policy.js';
-import { noQuotaGate, type QuotaGate, type QuotaModule } from '../access/quota-hook.js';
+import { createQuotaGate } from '../access/quota/index.js';
+import { noQuotaGate, type QuotaGate } from '../access/quota-hook.js';
+import { allOperations, configureOperations } from '../routes/registry.js';
 import type { Operation } from '../routes/types.js';
+import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
 import { buildApp, checkOperations, type WorkerState } from './app.js';
-import type { MainToWorker, WorkerInit, WorkerToMain } from './protocol.js';
+import type { MainToWorker, OperationsModule, WorkerInit, WorkerToMain } from './protocol.js';
 import { loadUws, type UwsListenSocket } from './uws.js';
 
 const port = parentPort!;
@@ -23,31 +26,36 @@ function log(message: string): void {
   else console.error(`geoapi [thread ${init.threadIndex}] ${message}`);
 }
 
-/** An operations module exports `operations` (Operation[]) or `allOperations()`. */
-async function loadOperations(url: string): Promise<Operation[]> {
-  const mod = (await import(url)) as { operations?: Operation[]; allOperations?: () => Operation[] };
-  if (Array.isArray(mod.operations)) return mod.operations;
-  if (typeof mod.allOperations === 'function') return mod.allOperations();
-  throw new Error(`operations module ${url} exports neither "operations" nor "allOperations()"`);
+/** The operation registry and the snapshot's store, or what the test seam (OperationsModule) puts in their place. */
+async function loadOperationsAndStore(): Promise<{ operations: Operation[]; store: Store }> {
+  if (init.operationsModule === null) {
+    if (init.snapshot === null) throw new Error('no snapshot bytes and no operations module to open a store');
+    return { operations: allOperations(), store: openStore(init.snapshot) };
+  }
+  const seam = (await import(init.operationsModule)) as OperationsModule;
+  let operations: Operation[];
+  if (Array.isArray(seam.operations)) operations = [...seam.operations];
+  else if (typeof seam.allOperations === 'function') operations = seam.allOperations();
+  else throw new Error(`operations module ${init.operationsModule} exports neither "operations" nor "allOperations()"`);
+  if (typeof seam.openStore === 'function') return { operations, store: seam.openStore(init.snapshotDir) };
+  if (init.snapshot === null) throw new Error(`operations module ${init.operationsModule} opens no store and no snapshot was loaded`);
+  return { operations, store: openStore(init.snapshot) };
 }
 
-async function createQuota(policy: WorkerState['policy']): Promise<QuotaGate> {
-  if (init.quotaModule === null) return noQuotaGate;
-  const mod = (await import(init.quotaModule)) as Partial<QuotaModule>;
-  if (typeof mod.createQuotaGate !== 'function') throw new Error(`quota module ${init.quotaModule} does not export createQuotaGate(init)`);
-  return mod.createQuotaGate({ policy, shared: init.quotaShared, threadIndex: init.threadIndex, threadCount: init.threadCount, log });
+function createQuota(policy: WorkerState['policy']): QuotaGate {
+  if (init.quota === null) return noQuotaGate;
+  return createQuotaGate({ policy, shared: init.quota, threadIndex: init.threadIndex, threadCount: init.threadCount, log });
 }
 
 async function main(): Promise<void> {
   const { uws, build } = loadUws(init.uwsCandidates);
   const policy = parsePolicy(init.policyText, init.policySource, init.aliasHeaders);
-  const storeModule = (await import(init.openStoreModule)) as { openStore?: (bytes: unknown) => Store | Promise<Store> };
-  if (typeof storeModule.openStore !== 'function') throw new Error(`store module ${init.openStoreModule} does not export openStore(bytes)`);
-  const store = await storeModule.openStore(init.snapshot);
-  const operations = await loadOperations(init.operationsModule);
+  // Before any operation runs: cursor secrets and cache budgets from the configuration.
+  configureOperations(init.operationSettings);
+  const { operations, store } = await loadOperationsAndStore();
   checkOperations(operations, policy);
   let keySnapshot: KeySnapshot = init.keys;
-  const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: await createQuota(policy), draining: false };
+  const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false };
   const { app, refreshPolicy } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log });
   let listenSocket: UwsListenSocket | null = null;
 

@@ -1,9 +1,38 @@
 // Every operation the server exposes; runtime/http registers each path natively with uWS.
-import { postcodeOperations } from './postcodes/index.js';
+import type { ResponseCacheLimits } from '../engine/postcodes/response-cache.js';
+import { configurePostcodeCursors, configurePostcodeResponseCache, postcodeOperations } from './postcodes/index.js';
+import { setBodyMemoBudget } from './reference/body-memo.js';
 import { referenceOperations } from './reference/index.js';
 import { searchOperations } from './search/index.js';
 import type { Operation } from './types.js';
 
 export function allOperations(): Operation[] {
   return [...referenceOperations, ...postcodeOperations, ...searchOperations];
+}
+
+/** What the operations are configured with (runtime/config.ts reads it; each worker applies it). */
+export interface OperationSettings {
+  /** Signs new postcode cursors (GEOAPI_CURSOR_SECRET); null: a random one per process. */
+  cursorSecret: string | null;
+  /** Still verify (GEOAPI_CURSOR_SECRET_PREVIOUS, rotation). */
+  previousCursorSecrets: string[];
+  /** Per thread (GEOAPI_POSTCODE_CACHE_ENTRIES, GEOAPI_POSTCODE_CACHE_MB). */
+  postcodeResponseCache: ResponseCacheLimits;
+  /** Per thread (GEOAPI_BODY_MEMO_MB). */
+  bodyMemoBytes: number;
+}
+
+/**
+ * Applies the settings to the operations' module state, before the first request. The secret is
+ * always set here: the main thread draws one for every thread when none is configured.
+ */
+export function configureOperations(settings: OperationSettings & { cursorSecret: string }): void {
+  configurePostcodeCursors({
+    current: Buffer.from(settings.cursorSecret, 'utf8'),
+    previous: settings.previousCursorSecrets.map((secret) => Buffer.from(secret, 'utf8')),
+    // The main thread already said so when it drew a random secret.
+    ephemeral: false,
+  });
+  configurePostcodeResponseCache(settings.postcodeResponseCache);
+  setBodyMemoBudget(settings.bodyMemoBytes);
 }

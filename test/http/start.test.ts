@@ -53,6 +53,7 @@ describe('geoapi start', () => {
       assert.match(run.stdout, /geoapi listening on http:\/\/localhost:\d+ \(1 thread\)/);
       assert.match(run.stdout, /uWS: @\S+ \(native, ABI \d+\)/);
       assert.match(run.stdout, /snapshot: .* \(dataVersion \w+; .*\d+ countries/);
+      assert.match(run.stdout, /quotas: off$/m, 'GEOAPI_QUOTA=off: the banner says off');
       const curl = /curl -s -H "X-GEOAPI-KEY: (gk_[A-Za-z0-9_-]+)" (http:\/\/\S+)/.exec(run.stdout);
       assert.ok(curl, run.stdout);
       const res = await request(curl[2]!.replace('localhost', '127.0.0.1'), { key: curl[1]! });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CURSOR_TTL_MS, CursorCodec, CursorError, type CursorState } from '../../runtime/routes/postcodes/cursor.js';
+import { CURSOR_TTL_MS, CursorCodec, CursorError, cursorSecretsFromEnv, type CursorState } from '../../runtime/routes/postcodes/cursor.js';
 import { sameFilters } from '../../runtime/engine/postcodes/engine.js';
-import { cursorSecretsFromEnv } from '../../runtime/routes/postcodes/index.js';
 
 const secrets = (current: string, ...previous: string[]) => ({ current: Buffer.from(current), previous: previous.map((p) => Buffer.from(p)), ephemeral: false });
 const now = Date.UTC(2025, 0, 15, 12, 0, 0);

@@ -1,12 +1,22 @@
-// Child process of test/support/server.ts: runs startServer with the JSON options in argv[2], prints
-// one `GEOAPI_TEST_READY <json>` line when listening (or `GEOAPI_TEST_FAILED <message>`), drains on
-// SIGTERM and exits 0 once every worker is gone.
+// Child process of test/support/server.ts and test/quota/fixtures/replica.ts: reads its
+// configuration as the CLI does — `args` (serve flags) and this process's environment, through
+// configFrom — and runs startServer with the test-only options (the operations module seam, a fixed
+// clock, the file-check interval) from the JSON in argv[2]. Prints one `GEOAPI_TEST_READY <json>`
+// line when listening (or `GEOAPI_TEST_FAILED <message>`), drains on SIGTERM and exits 0 once
+// every worker is gone.
+import { configFrom } from '../../runtime/config.js';
 import { startServer, type ServerOptions } from '../../runtime/http/server.js';
 
-const options = JSON.parse(process.argv[2] ?? '{}') as ServerOptions;
+/** What the parent passes: serve flags plus the ServerOptions that only tests set. */
+export interface ChildOptions extends Omit<ServerOptions, 'config' | 'log'> {
+  args: string[];
+}
+
+const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions;
 
 try {
-  const server = await startServer({ ...options, log: (message) => process.stderr.write(`${message}\n`) });
+  const { args, ...testOptions } = options;
+  const server = await startServer({ ...testOptions, config: configFrom(args, process.env), log: (message) => process.stderr.write(`${message}\n`) });
   process.once('SIGTERM', () => {
     process.stderr.write('SIGTERM: draining\n');
     void server.close();

@@ -10,16 +10,15 @@
 // Options (all optional):
 //   snapshotDir       snapshot directory; default the default snapshot (built on first use,
 //                     data/snapshots/default, via build-index/default-snapshot.js)
-//   operationsModule  path of a module exporting `operations` or `allOperations()`; default the
-//                     real registry (runtime/routes/registry.js)
-//   storeModule       path of a module exporting loadSnapshotBytes(dir) and openStore(bytes)
-//                     (fake stores); default the real loader
+//   operationsModule  path of a module exporting `operations` or `allOperations()`, and optionally
+//                     openStore(dir) in place of a snapshot (the server's one test seam,
+//                     OperationsModule in runtime/http/protocol.ts); default the real registry
 //   policy            policy object, or path of a policy file; default data/policy.json
 //   editPolicy        (policy) => void, applied to a copy of the policy before it is written
 //   extraKeys         [{label, plan, expires?: ISO, revoked?: boolean}] → server.extraKeys[label]
 //   threads           worker threads; default 1
-//   quota             'off' (default: counters would interfere with contract tests), 'default'
-//                     (runtime/access/quota/index.js) or a module path
+//   quota             'off' (default: counters would interfere with contract tests) or 'default'
+//                     (the quota settings of the environment, as `geoapi serve` reads them)
 //   fixedNow          ISO time every request sees (RequestContext.now, quota windows)
 //   env               extra environment for the child (e.g. GEOAPI_KEY_HEADER_ALIASES)
 //   watchIntervalMs   key/policy file check interval; default 100
@@ -39,11 +38,12 @@ import http from 'node:http';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { addKey, newKeyFile, writeKeyFile } from '../../runtime/access/keys.js';
 import { DEFAULT_POLICY_FILE, PLAN_NAMES } from '../../runtime/access/policy.js';
-import type { ServerOptions } from '../../runtime/http/server.js';
+import type { OperationsModule } from '../../runtime/http/protocol.js';
 import type { UwsBuild } from '../../runtime/http/uws.js';
+import type { ChildOptions } from './server-child.js';
 import type { PlanName } from '../../runtime/contract/index.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -59,12 +59,11 @@ export interface ExtraKey {
 export interface TestServerOptions {
   snapshotDir?: string;
   operationsModule?: string;
-  storeModule?: string;
   policy?: string | Record<string, unknown>;
   editPolicy?: (policy: Record<string, any>) => void;
   extraKeys?: ExtraKey[];
   threads?: number;
-  quota?: 'off' | 'default' | string;
+  quota?: 'off' | 'default';
   fixedNow?: string;
   env?: Record<string, string>;
   watchIntervalMs?: number;
@@ -195,22 +194,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const keysFile = join(dir, 'keys.json');
     writeKeyFile(keysFile, keyFile);
 
-    const serverOptions: ServerOptions = {
-      snapshotDir: options.snapshotDir ?? (options.storeModule ? dir : await defaultSnapshotDir()),
-      keysFile,
-      policyFile,
-      port: 0,
-      host: '127.0.0.1',
-      threads: options.threads ?? 1,
-      watchIntervalMs: options.watchIntervalMs ?? 100,
-      quotaModule: options.quota === undefined || options.quota === 'off' ? null : options.quota === 'default' ? undefined : options.quota,
-    };
-    if (options.operationsModule) serverOptions.operationsModule = options.operationsModule;
-    if (options.storeModule) serverOptions.storeModule = options.storeModule;
-    if (options.fixedNow) serverOptions.fixedNow = options.fixedNow;
-    if (serverOptions.quotaModule === undefined) delete serverOptions.quotaModule;
+    // A seam module with its own store needs no snapshot: the temp dir stands in for one.
+    const seam = options.operationsModule ? ((await import(pathToFileURL(options.operationsModule).href)) as OperationsModule) : null;
+    const snapshotDir = options.snapshotDir ?? (typeof seam?.openStore === 'function' ? dir : await defaultSnapshotDir());
+    const args = ['--snapshot', snapshotDir, '--keys', keysFile, '--policy', policyFile, '--port', '0', '--host', '127.0.0.1', '--threads', String(options.threads ?? 1)];
+    if (options.quota !== 'default') args.push('--quota', 'off');
+    const childOptions: ChildOptions = { args, watchIntervalMs: options.watchIntervalMs ?? 100 };
+    if (options.operationsModule) childOptions.operationsModule = options.operationsModule;
+    if (options.fixedNow) childOptions.fixedNow = options.fixedNow;
 
-    const child = spawn(process.execPath, [CHILD, JSON.stringify(serverOptions)], {
+    const child = spawn(process.execPath, [CHILD, JSON.stringify(childOptions)], {
       cwd: REPO_ROOT,
       // Quota counters persist into the temp dir, never into the repository's data/ (tests would share them).
       env: { ...process.env, GEOAPI_QUOTA_STATE_FILE: join(dir, 'quota-state.json'), ...options.env },

@@ -1,4 +1,4 @@
-// The quota module the server loads (see ../quota-hook.ts): the main thread creates the shared
+// Quota counting (see ../quota-hook.ts): the main thread creates the shared
 // counter table (and, in memory mode, loads and persists it); each worker thread opens a gate.
 //   memory: synchronous decisions over the SharedArrayBuffer table, persisted to a state file
 //   redis:  one atomic script per decision in the shared Redis; the table is the outage fallback
@@ -35,10 +35,11 @@ const stateFiles = new Map<SharedArrayBuffer, QuotaStateFile>();
 
 /**
  * Main thread, once: creates the table and, in memory mode, restores the state file and starts
- * persisting it every `persistIntervalMs`. `overrides` are command-line flags (e.g. --redis).
+ * persisting it every `persistIntervalMs`. `init.options` are the settings (the server passes
+ * its whole GeoapiConfig.quota) over the defaults; they are checked again here.
  */
 export function createQuotaShared(_policy: Policy, init: QuotaSharedInit = {}): QuotaShared {
-  const options = quotaOptionsFrom(init.env ?? process.env, (init.options ?? {}) as Partial<QuotaOptions>);
+  const options = quotaOptionsFrom({}, (init.options ?? {}) as Partial<QuotaOptions>);
   const log = init.log ?? ((message: string) => console.error(`geoapi: ${message}`));
   const table = CounterTable.create(options.capacity);
   if (options.mode === 'memory' && options.stateFile) {

@@ -54,7 +54,7 @@ function integer(name: string, text: string, min: number, max: number): number {
  * GEOAPI_REPLICAS and GEOAPI_QUOTA_LOG_INTERVAL_MS; `overrides` (command-line flags) win.
  * A Redis URL without an explicit mode selects redis mode.
  */
-export function quotaOptionsFrom(env: NodeJS.ProcessEnv = process.env, overrides: Partial<QuotaOptions> = {}): QuotaOptions {
+export function quotaOptionsFrom(env: Readonly<Record<string, string | undefined>>, overrides: Partial<QuotaOptions> = {}): QuotaOptions {
   const options: QuotaOptions = { ...DEFAULT_QUOTA_OPTIONS };
   const read = (name: string): string | undefined => {
     const value = env[name];

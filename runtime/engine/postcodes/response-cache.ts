@@ -20,7 +20,7 @@ export const DEFAULT_RESPONSE_CACHE_LIMITS: ResponseCacheLimits = { maxEntries: 
  * GEOAPI_POSTCODE_CACHE_ENTRIES and GEOAPI_POSTCODE_CACHE_MB override the defaults (per worker
  * thread); 0 entries turns the cache off (every response a MISS, as benchmarks of the engine need).
  */
-export function responseCacheLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): ResponseCacheLimits {
+export function responseCacheLimitsFromEnv(env: Readonly<Record<string, string | undefined>>): ResponseCacheLimits {
   const read = (name: string, fallback: number): number => {
     const raw = env[name];
     if (raw === undefined || raw.trim() === '') return fallback;

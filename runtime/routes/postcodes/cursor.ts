@@ -6,7 +6,7 @@
 // was issued (cursors expire after 24 hours). Verification accepts the current secret and any
 // previous ones, so a secret can be rotated without breaking the cursors clients hold.
 // The codec is given its secrets (CursorSecrets); where they come from is the caller's business.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PostcodeFilters } from '../../engine/postcodes/engine.js';
 
 export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
@@ -47,6 +47,24 @@ export interface CursorSecrets {
   previous: Buffer[];
   /** True when no secret was configured and a random one was generated at start. */
   ephemeral: boolean;
+}
+
+/**
+ * GEOAPI_CURSOR_SECRET signs new cursors; GEOAPI_CURSOR_SECRET_PREVIOUS (optional, several
+ * separated by commas) still verifies. Unset: a random secret per process, so cursors do not
+ * survive a restart and are not accepted by other replicas.
+ */
+export function cursorSecretsFromEnv(env: Readonly<Record<string, string | undefined>>): CursorSecrets {
+  const current = env['GEOAPI_CURSOR_SECRET'];
+  const previous = (env['GEOAPI_CURSOR_SECRET_PREVIOUS'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => Buffer.from(s, 'utf8'));
+  if (current === undefined || current.trim() === '') {
+    return { current: randomBytes(32), previous, ephemeral: true };
+  }
+  return { current: Buffer.from(current.trim(), 'utf8'), previous, ephemeral: false };
 }
 
 function encodeBase64url(bytes: Buffer | string): string {

@@ -19,16 +19,15 @@
 //   GEOAPI_POSTCODE_CACHE_MB; 0 entries = off); lookups 24 h, list pages 1 h. A list page served
 //   from it carries the next_cursor issued when it was rendered (at most 1 h older). Errors are
 //   never cached.
-import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../contract/index.js';
 import { sameFilters, type PostcodeFilters } from '../../engine/postcodes/engine.js';
-import { ifNoneMatchHits, ResponseCache, responseCacheLimitsFromEnv, strongEtag } from '../../engine/postcodes/response-cache.js';
+import { DEFAULT_RESPONSE_CACHE_LIMITS, ifNoneMatchHits, ResponseCache, strongEtag, type ResponseCacheLimits } from '../../engine/postcodes/response-cache.js';
 import { postcodeTypeKey, stateCodeKey } from '../../format/postcode-sections.js';
 import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../../render/postcodes.js';
 import { postcodeDisplayQuery } from '../../text/normalise.js';
 import { fieldsParam, intParam, invalidParam, qParam } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
-import { CursorCodec, CursorError, type CursorSecrets } from './cursor.js';
+import { CursorCodec, CursorError, cursorSecretsFromEnv, type CursorSecrets } from './cursor.js';
 
 export const POSTCODE_CODE_MAX_CHARS = 20;
 export const POSTCODE_LIMIT = { min: 1, max: 100, fallback: 50 } as const;
@@ -44,32 +43,13 @@ const CITY_ID_RE = /^\d{1,15}$/;
 const TYPE_RE = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** Shared by both operations: the rendered-response cache and the cursor signer. */
-const responses = new ResponseCache(responseCacheLimitsFromEnv());
-
-/**
- * GEOAPI_CURSOR_SECRET signs new cursors; GEOAPI_CURSOR_SECRET_PREVIOUS (optional, several
- * separated by commas) still verifies. Unset: a random secret per process, so cursors do not
- * survive a restart and are not accepted by other replicas.
- */
-export function cursorSecretsFromEnv(env: NodeJS.ProcessEnv = process.env): CursorSecrets {
-  const current = env.GEOAPI_CURSOR_SECRET;
-  const previous = (env.GEOAPI_CURSOR_SECRET_PREVIOUS ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '')
-    .map((s) => Buffer.from(s, 'utf8'));
-  if (current === undefined || current.trim() === '') {
-    return { current: randomBytes(32), previous, ephemeral: true };
-  }
-  return { current: Buffer.from(current.trim(), 'utf8'), previous, ephemeral: false };
-}
-
-// Secrets come from GEOAPI_CURSOR_SECRET(_PREVIOUS); the server's main thread sets one random
-// secret for all its threads when none is configured (runtime/http/server.ts).
-let cursorCodec = new CursorCodec(cursorSecretsFromEnv());
+let responses = new ResponseCache(DEFAULT_RESPONSE_CACHE_LIMITS);
+// Secrets come from GEOAPI_CURSOR_SECRET(_PREVIOUS) through the configuration (runtime/config.ts,
+// routes/registry.ts configureOperations); until then, a random per-process secret.
+let cursorCodec = new CursorCodec(cursorSecretsFromEnv({}));
 let warnedEphemeral = false;
 
-/** Replaces the cursor secrets (CLI configuration, tests); by default they come from the environment. */
+/** Replaces the cursor secrets (configuration, tests); until then they are random per process. */
 export function configurePostcodeCursors(secrets: CursorSecrets): void {
   cursorCodec = new CursorCodec(secrets);
 }
@@ -80,6 +60,11 @@ function cursors(): CursorCodec {
     console.warn('geoapi: GEOAPI_CURSOR_SECRET is not set; postcode cursors are signed with a random per-process secret and stop working after a restart or on another replica.');
   }
   return cursorCodec;
+}
+
+/** Replaces the response cache with an empty one of these limits (configuration: GEOAPI_POSTCODE_CACHE_*). */
+export function configurePostcodeResponseCache(limits: ResponseCacheLimits): void {
+  responses = new ResponseCache(limits);
 }
 
 /** For tests and benchmarks: empties the response cache. */

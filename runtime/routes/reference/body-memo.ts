@@ -11,7 +11,13 @@ import type { RequestContext, Reply } from '../types.js';
 /** Bodies smaller than this are sent as they are (compression gains too little). */
 export const COMPRESS_MIN_BYTES = 1024;
 
-const DEFAULT_BUDGET_BYTES = (Number(process.env.GEOAPI_BODY_MEMO_MB) > 0 ? Number(process.env.GEOAPI_BODY_MEMO_MB) : 64) * 1024 * 1024;
+/** Budget of memos made from now on (configuration: GEOAPI_BODY_MEMO_MB, runtime/config.ts). */
+let defaultBudgetBytes = 64 * 1024 * 1024;
+
+/** Sets the budget of the memos made from now on (each worker, before its first request). */
+export function setBodyMemoBudget(bytes: number): void {
+  defaultBudgetBytes = bytes;
+}
 
 interface Entry {
   body: Uint8Array;
@@ -29,7 +35,7 @@ export class BodyMemo {
   private heldBytes = 0;
   private clock = 0;
 
-  constructor(readonly budgetBytes: number = DEFAULT_BUDGET_BYTES) {}
+  constructor(readonly budgetBytes: number = defaultBudgetBytes) {}
 
   get size(): number {
     return this.entries.size;

@@ -1,0 +1,146 @@
+// Everything the server is configured with, read once — by the CLI, from its flags and the
+// environment — into one typed object that is passed down (main thread → worker init → app →
+// the modules that need a value). No other module reads process.env. describeConfig() is what the
+// start banner prints of it (never a secret).
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { aliasHeadersFromEnv, DEFAULT_POLICY_FILE } from './access/policy.js';
+import { quotaOptionsFrom, type QuotaMode, type QuotaOptions } from './access/quota/options.js';
+import { describeRedisUrl } from './access/quota/redis-gate.js';
+import { responseCacheLimitsFromEnv } from './engine/postcodes/response-cache.js';
+import { uwsCandidates } from './http/uws.js';
+import type { OperationSettings } from './routes/registry.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface GeoapiConfig {
+  /** Snapshot directory (absolute): --snapshot / GEOAPI_SNAPSHOT. */
+  snapshotDir: string;
+  /** Key file (absolute): --keys / GEOAPI_KEYS. */
+  keysFile: string;
+  /** Policy file (absolute): --policy / GEOAPI_POLICY, else data/policy.json. */
+  policyFile: string;
+  /** --port / GEOAPI_PORT, else 8080; 0 picks a free port. */
+  port: number;
+  /** --host / GEOAPI_HOST; null: every interface. */
+  host: string | null;
+  /** --threads / GEOAPI_THREADS, else one per core. */
+  threads: number;
+  /** Extra key headers (GEOAPI_KEY_HEADER_ALIASES), besides the policy's. */
+  keyHeaderAliases: string[];
+  /** uWebSockets.js packages tried in order (GEOAPI_UWS_CANDIDATES). */
+  uwsCandidates: string[];
+  /** Quota counting: off, memory or redis (--quota / GEOAPI_QUOTA, --redis / GEOAPI_REDIS_URL, …). */
+  quota: QuotaOptions;
+  /** Settings of the operations: postcode cursor secrets, per-thread response caches. */
+  operations: OperationSettings;
+}
+
+/** A configuration problem: the CLI prints the message and the usage (exit code 2). */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_PORT = 8080;
+const DEFAULT_BODY_MEMO_MB = 64;
+
+function integerSetting(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new ConfigError(`${name}: expected an integer from ${min} to ${max}, found ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function listSetting(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/**
+ * The configuration of `geoapi serve` from its flags (win) and the environment. Throws
+ * ConfigError naming the flag or variable and what was expected.
+ */
+export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      snapshot: { type: 'string' },
+      keys: { type: 'string' },
+      port: { type: 'string' },
+      threads: { type: 'string' },
+      policy: { type: 'string' },
+      host: { type: 'string' },
+      redis: { type: 'string' },
+      quota: { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const snapshotDir = values.snapshot ?? env['GEOAPI_SNAPSHOT'];
+  const keysFile = values.keys ?? env['GEOAPI_KEYS'];
+  if (!snapshotDir) throw new ConfigError('serve: --snapshot <dir> (or GEOAPI_SNAPSHOT) is required');
+  if (!keysFile) throw new ConfigError('serve: --keys <file> (or GEOAPI_KEYS) is required; create one with geoapi keys add --plan <plan> --file <file>');
+
+  const quotaFlags: Partial<QuotaOptions> = {};
+  if (values.redis !== undefined) quotaFlags.redisUrl = values.redis;
+  if (values.quota !== undefined) quotaFlags.mode = values.quota as QuotaMode;
+  let quota: QuotaOptions;
+  try {
+    quota = quotaOptionsFrom(env, quotaFlags);
+  } catch (error) {
+    // Worded as when the server checked them at start (exit code 1, not a usage error).
+    throw new Error(`quota: ${(error as Error).message}`);
+  }
+  const postcodeResponseCache = responseCacheLimitsFromEnv(env);
+
+  const cursorSecret = env['GEOAPI_CURSOR_SECRET']?.trim();
+  const bodyMemoMb = Number(env['GEOAPI_BODY_MEMO_MB']);
+  const host = values.host ?? env['GEOAPI_HOST'];
+  return {
+    snapshotDir: resolve(snapshotDir),
+    keysFile: resolve(keysFile),
+    policyFile: resolve((values.policy ?? env['GEOAPI_POLICY']) || DEFAULT_POLICY_FILE),
+    port: integerSetting('--port', values.port ?? env['GEOAPI_PORT'], 0, 65535) ?? DEFAULT_PORT,
+    host: host ? host : null,
+    threads: integerSetting('--threads', values.threads ?? env['GEOAPI_THREADS'], 1, 256) ?? availableParallelism(),
+    keyHeaderAliases: aliasHeadersFromEnv(env),
+    uwsCandidates: uwsCandidates(env),
+    quota,
+    operations: {
+      cursorSecret: cursorSecret ? cursorSecret : null,
+      previousCursorSecrets: listSetting(env['GEOAPI_CURSOR_SECRET_PREVIOUS']),
+      postcodeResponseCache,
+      // Lenient as it always was: anything but a positive number keeps the default.
+      bodyMemoBytes: (bodyMemoMb > 0 ? bodyMemoMb : DEFAULT_BODY_MEMO_MB) * 1024 * 1024,
+    },
+  };
+}
+
+/** What quotas do, in words: "off", "in memory, saved to … every 1000 ms", "in Redis at host:port". */
+export function describeQuota(quota: QuotaOptions): string {
+  switch (quota.mode) {
+    case 'off':
+      return 'off';
+    case 'memory':
+      return quota.stateFile ? `in memory, saved to ${quota.stateFile} every ${quota.persistIntervalMs} ms` : 'in memory, not saved';
+    case 'redis':
+      return `in Redis at ${describeRedisUrl(quota.redisUrl ?? '')} (${quota.replicas} replica${quota.replicas === 1 ? '' : 's'} expected)`;
+  }
+}
+
+const mib = (bytes: number): string => `${Math.round((bytes / (1024 * 1024)) * 100) / 100} MiB`;
+
+/** The configuration as banner lines, minus secrets (cursor secrets and Redis credentials never appear). */
+export function describeConfig(config: GeoapiConfig): string[] {
+  const { operations } = config;
+  const previous = operations.previousCursorSecrets.length;
+  const cache = operations.postcodeResponseCache;
+  return [
+    `keys: ${config.keysFile}; quotas: ${describeQuota(config.quota)}`,
+    `policy: ${config.policyFile}; key header aliases: ${config.keyHeaderAliases.length > 0 ? config.keyHeaderAliases.join(', ') : 'none'}`,
+    `postcode cursors: ${operations.cursorSecret === null ? 'random secret per process (GEOAPI_CURSOR_SECRET not set)' : 'GEOAPI_CURSOR_SECRET set'}${previous > 0 ? `, ${previous} previous secret${previous === 1 ? '' : 's'} accepted` : ''}`,
+    `caches per thread: postcode responses ${cache.maxEntries === 0 ? 'off' : `${cache.maxEntries} entries / ${mib(cache.maxBytes)}`}; reference bodies ${mib(operations.bodyMemoBytes)}`,
+  ];
+}

@@ -1,0 +1,127 @@
+// The configuration object: flags and environment → GeoapiConfig, and what the start banner says
+// of it (quota mode always as configured; never a secret).
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { DEFAULT_POLICY_FILE } from '../runtime/access/policy.js';
+import { banner } from '../runtime/cli/serve.js';
+import { ConfigError, configFrom, describeConfig, describeQuota, DEFAULT_PORT } from '../runtime/config.js';
+import type { RunningServer } from '../runtime/http/server.js';
+
+const REQUIRED = { GEOAPI_SNAPSHOT: 'snap', GEOAPI_KEYS: 'keys.json' };
+
+describe('configFrom', () => {
+  it('reads the required paths from flags or the environment, resolved, with the defaults for the rest', () => {
+    const config = configFrom([], REQUIRED);
+    assert.equal(config.snapshotDir, resolve('snap'));
+    assert.equal(config.keysFile, resolve('keys.json'));
+    assert.equal(config.policyFile, DEFAULT_POLICY_FILE);
+    assert.equal(config.port, DEFAULT_PORT);
+    assert.equal(config.host, null);
+    assert.ok(config.threads >= 1);
+    assert.deepEqual(config.keyHeaderAliases, []);
+    assert.deepEqual(config.uwsCandidates, ['@btc-vision/uwebsockets.js', '@trufflesuite/uws-js-unofficial']);
+    assert.equal(config.quota.mode, 'memory');
+    assert.deepEqual(config.operations, {
+      cursorSecret: null,
+      previousCursorSecrets: [],
+      postcodeResponseCache: { maxEntries: 10_000, maxBytes: 32 * 1024 * 1024 },
+      bodyMemoBytes: 64 * 1024 * 1024,
+    });
+  });
+
+  it('lets flags win over the environment', () => {
+    const env = { ...REQUIRED, GEOAPI_PORT: '9000', GEOAPI_THREADS: '3', GEOAPI_HOST: '0.0.0.0', GEOAPI_POLICY: 'env-policy.json', GEOAPI_QUOTA: 'memory' };
+    const config = configFrom(['--snapshot', 'other', '--port', '0', '--threads', '2', '--host', '127.0.0.1', '--policy', 'p.json', '--quota', 'off'], env);
+    assert.equal(config.snapshotDir, resolve('other'));
+    assert.equal(config.port, 0);
+    assert.equal(config.threads, 2);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.policyFile, resolve('p.json'));
+    assert.equal(config.quota.mode, 'off');
+    const fromEnv = configFrom([], env);
+    assert.equal(fromEnv.port, 9000);
+    assert.equal(fromEnv.threads, 3);
+    assert.equal(fromEnv.host, '0.0.0.0');
+    assert.equal(fromEnv.policyFile, resolve('env-policy.json'));
+  });
+
+  it('reads every other setting with its existing name and meaning', () => {
+    const config = configFrom([], {
+      ...REQUIRED,
+      GEOAPI_KEY_HEADER_ALIASES: 'X-Legacy-Key, X-CSCAPI-KEY',
+      GEOAPI_UWS_CANDIDATES: 'a, b',
+      GEOAPI_CURSOR_SECRET: ' s3cret ',
+      GEOAPI_CURSOR_SECRET_PREVIOUS: 'old1, old2',
+      GEOAPI_POSTCODE_CACHE_ENTRIES: '0',
+      GEOAPI_POSTCODE_CACHE_MB: '2',
+      GEOAPI_BODY_MEMO_MB: '8',
+      GEOAPI_REDIS_URL: 'redis://user:pw@cache:6380/1',
+      GEOAPI_REPLICAS: '3',
+    });
+    assert.deepEqual(config.keyHeaderAliases, ['X-Legacy-Key', 'X-CSCAPI-KEY']);
+    assert.deepEqual(config.uwsCandidates, ['a', 'b']);
+    assert.equal(config.operations.cursorSecret, 's3cret');
+    assert.deepEqual(config.operations.previousCursorSecrets, ['old1', 'old2']);
+    assert.deepEqual(config.operations.postcodeResponseCache, { maxEntries: 0, maxBytes: 2 * 1024 * 1024 });
+    assert.equal(config.operations.bodyMemoBytes, 8 * 1024 * 1024);
+    assert.equal(config.quota.mode, 'redis', 'a Redis URL without a mode selects redis');
+    assert.equal(config.quota.replicas, 3);
+    assert.equal(configFrom(['--redis', 'redis://flag:6379'], REQUIRED).quota.redisUrl, 'redis://flag:6379');
+    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_BODY_MEMO_MB: 'lots' }).operations.bodyMemoBytes, 64 * 1024 * 1024, 'a body memo size that is not a positive number keeps the default');
+  });
+
+  it('refuses missing or malformed settings, naming them', () => {
+    assert.throws(() => configFrom([], { GEOAPI_KEYS: 'k' }), (error: Error) => error instanceof ConfigError && /--snapshot <dir> \(or GEOAPI_SNAPSHOT\) is required/.test(error.message));
+    assert.throws(() => configFrom([], { GEOAPI_SNAPSHOT: 's' }), ConfigError);
+    assert.throws(() => configFrom(['--port', '70000'], REQUIRED), /--port: expected an integer from 0 to 65535, found "70000"/);
+    assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_THREADS: 'many' }), /--threads: expected an integer from 1 to 256, found "many"/);
+    assert.throws(() => configFrom(['--quota', 'sometimes'], REQUIRED), /quota: GEOAPI_QUOTA: expected "off", "memory" or "redis", found "sometimes"/);
+    assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_POSTCODE_CACHE_MB: 'big' }), /GEOAPI_POSTCODE_CACHE_MB: expected a whole number/);
+    assert.throws(() => configFrom(['--nope'], REQUIRED), /nope/);
+  });
+});
+
+describe('the start banner', () => {
+  const server: RunningServer = {
+    port: 8080,
+    url: 'http://localhost:8080',
+    threads: 2,
+    uws: { packageName: '@btc-vision/uwebsockets.js', version: '20.57.0', binary: '/x/uws.node', abi: '115' },
+    store: { dataVersion: 'abc', recordCounts: { countries: 250 } },
+    quota: 'off',
+    reloadKeys: () => undefined,
+    reloadPolicy: () => undefined,
+    close: async () => undefined,
+    exited: Promise.resolve(),
+  };
+
+  it('says what quotas do as configured: off is off', () => {
+    const off = banner(server, configFrom(['--quota', 'off'], REQUIRED)).join('\n');
+    assert.match(off, /quotas: off$/m);
+    assert.doesNotMatch(off, /quotas: on/);
+    const memory = banner(server, configFrom([], { ...REQUIRED, GEOAPI_QUOTA_STATE_FILE: 'none' })).join('\n');
+    assert.match(memory, /quotas: in memory, not saved$/m);
+    const saved = configFrom([], { ...REQUIRED, GEOAPI_QUOTA_STATE_FILE: 'q.json' });
+    assert.equal(describeQuota(saved.quota), `in memory, saved to ${resolve('q.json')} every 1000 ms`);
+  });
+
+  it('prints the configuration without secrets', () => {
+    const config = configFrom([], {
+      ...REQUIRED,
+      GEOAPI_REDIS_URL: 'redis://user:redis-password@cache:6380/1',
+      GEOAPI_CURSOR_SECRET: 'cursor-secret-value',
+      GEOAPI_CURSOR_SECRET_PREVIOUS: 'older-secret-value',
+      GEOAPI_KEY_HEADER_ALIASES: 'X-Legacy-Key',
+    });
+    const lines = banner(server, config);
+    const text = lines.join('\n');
+    assert.equal(lines[0], 'geoapi listening on http://localhost:8080 (2 threads)');
+    assert.match(text, /^snapshot: .*snap \(dataVersion abc; 250 countries\)$/m);
+    assert.match(text, /quotas: in Redis at cache:6380\/1 \(1 replica expected\)/);
+    assert.match(text, /key header aliases: X-Legacy-Key/);
+    assert.match(text, /postcode cursors: GEOAPI_CURSOR_SECRET set, 1 previous secret accepted/);
+    for (const secret of ['redis-password', 'cursor-secret-value', 'older-secret-value']) assert.ok(!text.includes(secret), `banner shows ${secret}`);
+    assert.deepEqual(lines.slice(3), describeConfig(config));
+  });
+});
