@@ -5,7 +5,8 @@ import type { Manifest } from '../runtime/format/manifest.js';
 import { MANIFEST_FORMAT } from '../runtime/format/manifest.js';
 import { ENTITY_NAMES, type EntityName, type NormalisedDataset } from '../runtime/format/model.js';
 import { SNAPSHOT_FORMAT_VERSION } from '../runtime/format/section.js';
-import { recordsSection } from '../runtime/format/sections.js';
+import { CHANGES_SECTION, recordsSection } from '../runtime/format/sections.js';
+import { buildChangeSection } from './changes.js';
 import { resolveSource } from './adapters/index.js';
 import { DatasetCollector } from './collect.js';
 import { BuildError, Diagnostics } from './diagnostics.js';
@@ -20,6 +21,11 @@ export interface BuildOptions {
   /** A source directory, or `npm` for the installed @countrystatecity/countries package. */
   source: string;
   out: string;
+  /**
+   * A snapshot directory to compute the change feed against (may be `out` itself: it is read
+   * before the new snapshot replaces it). Absent: the new snapshot's change log is empty.
+   */
+  previous?: string;
   /** Progress of the current step (for a TTY progress line). */
   onProgress?: (step: string, done: number, total: number) => void;
 }
@@ -33,6 +39,8 @@ export interface BuildResult {
   /** Wall time per phase, ms. */
   timings: Record<string, number>;
   totalMs: number;
+  /** Events this build added to the change log, and the log's length. */
+  changes: { added: number; total: number };
 }
 
 export interface LoadedSource {
@@ -124,16 +132,23 @@ export function writeLoadedSnapshot(loaded: LoadedSource, options: Omit<BuildOpt
   const sections = buildSections(dataset, links, progress, timings);
 
   const hash = datasetHash(sections);
+  const builtAt = reproducibleBuiltAt(loaded.newestMtimeMs);
+  // The change log comes after the hash: it is history, not part of the dataset's content.
+  progress('computing changes', 0, 1);
+  let t = performance.now();
+  const changes = buildChangeSection(options.previous, dataset, { dataVersion: hash.slice(0, 12), changedAtMs: Date.parse(builtAt) });
+  sections[CHANGES_SECTION] = changes.payload;
+  timings.changes = performance.now() - t;
   const recordCounts = Object.fromEntries(ENTITY_NAMES.map((e) => [e, dataset[e].length])) as Record<EntityName, number>;
   progress('writing snapshot', 0, 1);
-  const t = performance.now();
+  t = performance.now();
   const manifest = writeSnapshot(options.out, sections, {
     format: MANIFEST_FORMAT,
     formatVersion: SNAPSHOT_FORMAT_VERSION,
     dataVersion: hash.slice(0, 12),
     datasetHash: hash,
     sourceRelease: dataset.sourceRelease,
-    builtAt: reproducibleBuiltAt(loaded.newestMtimeMs),
+    builtAt,
     recordCounts,
   });
   timings.write = performance.now() - t;
@@ -145,5 +160,6 @@ export function writeLoadedSnapshot(loaded: LoadedSource, options: Omit<BuildOpt
     diagnostics: loaded.diagnostics,
     timings,
     totalMs: performance.now() - started,
+    changes: { added: changes.added, total: changes.total },
   };
 }

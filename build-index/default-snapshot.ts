@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_FILE, type Manifest } from '../runtime/format/manifest.js';
-import { SNAPSHOT_FORMAT_VERSION } from '../runtime/format/section.js';
+import { SNAPSHOT_FORMAT_VERSION, SnapshotFormatError } from '../runtime/format/section.js';
 import { installedPackageDir, packageRelease } from './adapters/npm-package.js';
 import { buildSnapshot, type BuildResult } from './build.js';
 import { BuildError } from './diagnostics.js';
@@ -41,6 +41,16 @@ export async function ensureDefaultSnapshot(dir = 'data/snapshots/default'): Pro
   const release = packageRelease(packageDir) ?? 'unknown';
   const reason = staleReason(dir, release);
   if (reason === null) return { dir, built: false };
-  const result = buildSnapshot({ source: packageDir, out: dir });
+  // The snapshot being replaced feeds the change log when it is readable in this format.
+  const previous = reason.startsWith('source ') ? dir : undefined;
+  let result: BuildResult;
+  try {
+    result = buildSnapshot({ source: packageDir, out: dir, ...(previous !== undefined ? { previous } : {}) });
+  } catch (err) {
+    // A damaged previous snapshot costs the history, never the start.
+    if (previous === undefined || !(err instanceof SnapshotFormatError)) throw err;
+    console.warn(`geoapi: previous snapshot unreadable, change history starts over: ${err.message}`);
+    result = buildSnapshot({ source: packageDir, out: dir });
+  }
   return { dir, built: true, reason, result };
 }

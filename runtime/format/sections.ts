@@ -58,3 +58,6 @@ export const RELATION_ARRAYS = [
 ] as const satisfies readonly (readonly [string, EntityName])[];
 
 export type RelationArrayName = (typeof RELATION_ARRAYS)[number][0];
+
+/** `changes`: the change history (runtime/format/change-log.ts); absent in older snapshots = no history. */
+export const CHANGES_SECTION = 'changes';

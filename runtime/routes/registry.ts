@@ -2,12 +2,13 @@
 import type { ResponseCacheLimits } from '../engine/postcodes/response-cache.js';
 import { configurePostcodeCursors, configurePostcodeResponseCache, postcodeOperations } from './postcodes/index.js';
 import { setBodyMemoBudget } from './reference/body-memo.js';
+import { changeOperations, configureChangeTokens } from './changes/index.js';
 import { referenceOperations } from './reference/index.js';
 import { searchOperations } from './search/index.js';
 import type { Operation } from './types.js';
 
 export function allOperations(): Operation[] {
-  return [...referenceOperations, ...postcodeOperations, ...searchOperations];
+  return [...referenceOperations, ...postcodeOperations, ...searchOperations, ...changeOperations];
 }
 
 /** What the operations are configured with (runtime/config.ts reads it; each worker applies it). */
@@ -27,12 +28,15 @@ export interface OperationSettings {
  * always set here: the main thread draws one for every thread when none is configured.
  */
 export function configureOperations(settings: OperationSettings & { cursorSecret: string }): void {
-  configurePostcodeCursors({
+  const secrets = {
     current: Buffer.from(settings.cursorSecret, 'utf8'),
     previous: settings.previousCursorSecrets.map((secret) => Buffer.from(secret, 'utf8')),
     // The main thread already said so when it drew a random secret.
     ephemeral: false,
-  });
+  };
+  // Change-feed tokens use the postcode cursors' secrets (decisions.md: same machinery).
+  configurePostcodeCursors(secrets);
+  configureChangeTokens(secrets);
   configurePostcodeResponseCache(settings.postcodeResponseCache);
   setBodyMemoBudget(settings.bodyMemoBytes);
 }

@@ -86,9 +86,10 @@ function loadSection(dir: string, name: string, entry: Manifest['sections'][stri
   }
 }
 
-export function loadSnapshotBytes(dir: string): SnapshotBytes {
+/** `only`: read just the sections it accepts (e.g. records for a diff), the others stay on disk. */
+export function loadSnapshotBytes(dir: string, only?: (section: string) => boolean): SnapshotBytes {
   const manifest = readManifest(dir);
   const sections: Record<string, SharedArrayBuffer> = {};
-  for (const [name, entry] of Object.entries(manifest.sections)) sections[name] = loadSection(dir, name, entry);
+  for (const [name, entry] of Object.entries(manifest.sections)) if (!only || only(name)) sections[name] = loadSection(dir, name, entry);
   return { dir, manifest, sections };
 }

@@ -49,6 +49,7 @@ describe('data/policy.json', () => {
       isoCountry: 'isoLookup/starter', isoState: 'isoLookup/starter', isoConvert: 'isoLookup/starter',
       postcodeSearch: 'searchEndpoint/supporter',
       autocomplete: 'autocomplete/supporter', fuzzySearch: 'fuzzySearch/professional', nearbySearch: 'nearbySearch/professional',
+      changesList: 'changeFeed/business',
     });
   });
 
