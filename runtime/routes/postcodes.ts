@@ -23,8 +23,7 @@ import { CursorCodec, CursorError, cursorSecretsFromEnv, sameFilters, type Curso
 import { PostcodeEngine } from '../engine/postcodes/engine.js';
 import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../engine/postcodes/records.js';
 import { ifNoneMatchHits, ResponseCache, responseCacheLimitsFromEnv, strongEtag } from '../engine/postcodes/response-cache.js';
-import { postcodeTypeKey, stateCodeKey } from '../format/postcode-sections.js';
-import { postcodeDisplayQuery } from '../text/normalise.js';
+import { postcodeDisplayQuery, postcodeTypeKey, stateCodeKey } from '../text/normalise.js';
 import { fieldsParam, intParam, invalidParam, qParam } from './params.js';
 import { ApiError, type Operation, type Reply, type RequestContext } from './types.js';
 

@@ -3,8 +3,7 @@
 import { serializeObject } from '../../engine/fields.js';
 import { cityKind, KIND_CODE } from '../../engine/search/city-kind.js';
 import { ENTITY_OF, searchContext, type SearchEntity } from '../../engine/search/context.js';
-import { roundKm } from '../../engine/search/haversine.js';
-import { nearbySearch } from '../../engine/search/nearby.js';
+import { nearbySearch, roundKm } from '../../engine/search/nearby.js';
 import type { CityRecord } from '../../format/model.js';
 import { includeTranslationsParam, localeParam } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
