@@ -1,6 +1,6 @@
 // Brute-force answers for the three searches, computed from every decoded record of a Store
 // without any index: the ground truth the engine must reproduce exactly. Written independently of
-// runtime/engine/search (own sort code), sharing only the definitions: haversineKm (the distance),
+// runtime/engine/search (own sort code), sharing only the definitions: distanceKm (the distance, runtime/indexes/geo-index.ts),
 // similarity/roundScore (pg_trgm's score) and matchKey (the matching form).
 import { roundKm } from '../../runtime/engine/search/nearby.js';
 import { distanceKm } from '../../runtime/indexes/geo-index.js';
