@@ -29,7 +29,7 @@ import { engineFor } from '../runtime/engine/index.js';
 import { autocompleteSearch } from '../runtime/engine/search/autocomplete.js';
 import { searchContext } from '../runtime/engine/search/context.js';
 import { fuzzySearch } from '../runtime/engine/search/fuzzy.js';
-import { EARTH_RADIUS_KM } from '../runtime/engine/search/haversine.js';
+import { EARTH_RADIUS_KM } from '../runtime/indexes/geo-index.js';
 import { nearbySearch } from '../runtime/engine/search/nearby.js';
 import { RowRanges } from '../runtime/engine/search/row-filter.js';
 import { searchOperations } from '../runtime/routes/search/index.js';

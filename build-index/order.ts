@@ -7,7 +7,7 @@
 // Names compare by matchKey(), then the raw name (UTF-16 code units), then id. Postcode keys
 // and codes compare in UTF-8 byte order (compareUtf8), the order StringTable searches in.
 // Records without a parent row (dangling) sort after those with one.
-import { compareUtf8 } from '../runtime/format/string-table.js';
+import { compareUtf8 } from '../runtime/indexes/string-table.js';
 import type { NormalisedDataset } from '../runtime/format/model.js';
 import { matchKey, postcodeKey } from '../runtime/text/normalise.js';
 import type { EntityRecords } from './collect.js';
@@ -16,14 +16,11 @@ import type { IndexLinks } from './validate.js';
 /** Parent rows in snapshot order, -1 when absent. */
 export interface RowLinks {
   subregionRegionRow: Int32Array;
-  countryRegionRow: Int32Array;
   countrySubregionRow: Int32Array;
   stateCountryRow: Int32Array;
   cityCountryRow: Int32Array;
   cityStateRow: Int32Array;
   postcodeCountryRow: Int32Array;
-  postcodeStateRow: Int32Array;
-  postcodeCityRow: Int32Array;
 }
 
 export interface OrderedDataset {
@@ -113,14 +110,11 @@ export function orderDataset(records: EntityRecords, links: IndexLinks, sourceRe
     dataset,
     links: {
       subregionRegionRow: remap(subregionOrder, links.subregionRegion, regionRowOf),
-      countryRegionRow: remap(countryOrder, links.countryRegion, regionRowOf),
       countrySubregionRow: remap(countryOrder, links.countrySubregion, subregionRowOf),
       stateCountryRow: remap(stateOrder, links.stateCountry, countryRowOf),
       cityCountryRow: remap(cityOrder, links.cityCountry, countryRowOf),
       cityStateRow: remap(cityOrder, links.cityState, stateRowOf),
       postcodeCountryRow: remap(postcodeOrder, links.postcodeCountry, countryRowOf),
-      postcodeStateRow: remap(postcodeOrder, links.postcodeState, stateRowOf),
-      postcodeCityRow: remap(postcodeOrder, links.postcodeCity, cityRowOf),
     },
   };
 }

@@ -2,6 +2,7 @@
 // entity's coordinates, in snapshot row order. Coordinates are the source's decimal strings;
 // null or unparsable values leave the row out of the tree (it is never a nearby result).
 import type { NormalisedDataset } from '../../runtime/format/model.js';
+import { geoSection, GEO_ENTITIES } from '../../runtime/format/sections.js';
 import { buildGeoIndex } from '../../runtime/indexes/geo-index.js';
 
 const DECIMAL_RE = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/;
@@ -16,7 +17,7 @@ export function parseCoordinate(text: string | null): number {
   return text !== null && DECIMAL_RE.test(text) ? Number(text) : NaN;
 }
 
-function geoSection(records: readonly Located[]): Uint8Array {
+function geoIndexOf(records: readonly Located[]): Uint8Array {
   const lngs = new Float64Array(records.length);
   const lats = new Float64Array(records.length);
   records.forEach((record, row) => {
@@ -27,10 +28,5 @@ function geoSection(records: readonly Located[]): Uint8Array {
 }
 
 export function buildGeoSections(ds: Pick<NormalisedDataset, 'countries' | 'states' | 'cities' | 'postcodes'>): Record<string, Uint8Array> {
-  return {
-    'geo.countries': geoSection(ds.countries),
-    'geo.states': geoSection(ds.states),
-    'geo.cities': geoSection(ds.cities),
-    'geo.postcodes': geoSection(ds.postcodes),
-  };
+  return Object.fromEntries(GEO_ENTITIES.map((entity) => [geoSection(entity), geoIndexOf(ds[entity])]));
 }

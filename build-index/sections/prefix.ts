@@ -4,6 +4,7 @@
 // names only. A native or translation whose key equals the row's name (or native) key adds
 // nothing — that row already matches through the name — and is left out.
 import type { NormalisedDataset } from '../../runtime/format/model.js';
+import { NAMED_ENTITIES, prefixSection, prefixTranslationsSection, type NamedEntity } from '../../runtime/format/sections.js';
 import { PREFIX_FIELD_NAME, PREFIX_FIELD_NATIVE, PREFIX_FIELD_TRANSLATION, PrefixIndexBuilder } from '../../runtime/indexes/prefix-index.js';
 import { matchKey } from '../../runtime/text/normalise.js';
 
@@ -26,7 +27,7 @@ export function translationValues(translations: string | null): string[] {
   return Object.values(parsed).filter((value): value is string => typeof value === 'string');
 }
 
-function prefixSections(entity: string, records: readonly Named[]): Record<string, Uint8Array> {
+function prefixSections(entity: NamedEntity, records: readonly Named[]): Record<string, Uint8Array> {
   const names = new PrefixIndexBuilder();
   const translations = new PrefixIndexBuilder();
   records.forEach((record, row) => {
@@ -39,13 +40,9 @@ function prefixSections(entity: string, records: readonly Named[]): Record<strin
       if (key !== nameKey && key !== nativeKey) translations.add(key, row, PREFIX_FIELD_TRANSLATION);
     }
   });
-  return { [`prefix.${entity}`]: names.finish(), [`prefix-tr.${entity}`]: translations.finish() };
+  return { [prefixSection(entity)]: names.finish(), [prefixTranslationsSection(entity)]: translations.finish() };
 }
 
 export function buildPrefixSections(ds: Pick<NormalisedDataset, 'countries' | 'states' | 'cities'>): Record<string, Uint8Array> {
-  return {
-    ...prefixSections('countries', ds.countries),
-    ...prefixSections('states', ds.states),
-    ...prefixSections('cities', ds.cities),
-  };
+  return Object.assign({}, ...NAMED_ENTITIES.map((entity) => prefixSections(entity, ds[entity]))) as Record<string, Uint8Array>;
 }

@@ -3,6 +3,7 @@
 // A native name with the same trigrams as the name scores exactly as the name does, so it is
 // left out (the name wins ties: matched_alias is the native only when it scores higher).
 import type { NormalisedDataset } from '../../runtime/format/model.js';
+import { NAMED_ENTITIES, trigramSection } from '../../runtime/format/sections.js';
 import { TRIGRAM_FIELD_NAME, TRIGRAM_FIELD_NATIVE, TrigramIndexBuilder } from '../../runtime/indexes/trigram-index.js';
 import { trigramsOf } from '../../runtime/text/trigram.js';
 
@@ -15,7 +16,7 @@ function sameTrigrams(a: Int32Array, b: Int32Array): boolean {
   return a.length === b.length && a.every((code, i) => code === b[i]);
 }
 
-function trigramSection(records: readonly Named[]): Uint8Array {
+function trigramIndexOf(records: readonly Named[]): Uint8Array {
   const builder = new TrigramIndexBuilder();
   records.forEach((record, row) => {
     const name = trigramsOf(record.name);
@@ -28,9 +29,5 @@ function trigramSection(records: readonly Named[]): Uint8Array {
 }
 
 export function buildTrigramSections(ds: Pick<NormalisedDataset, 'countries' | 'states' | 'cities'>): Record<string, Uint8Array> {
-  return {
-    'trigram.countries': trigramSection(ds.countries),
-    'trigram.states': trigramSection(ds.states),
-    'trigram.cities': trigramSection(ds.cities),
-  };
+  return Object.fromEntries(NAMED_ENTITIES.map((entity) => [trigramSection(entity), trigramIndexOf(ds[entity])]));
 }

@@ -9,7 +9,8 @@
 import { crc32 } from 'node:zlib';
 
 export const SECTION_MAGIC = 'GEOAPISN';
-export const SNAPSHOT_FORMAT_VERSION = 1;
+// 2: the relations section no longer holds postcodeStateRow, postcodeCityRow, countryRegionRow.
+export const SNAPSHOT_FORMAT_VERSION = 2;
 export const SECTION_HEADER_BYTES = 64;
 const NAME_BYTES = 32;
 

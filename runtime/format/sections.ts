@@ -1,22 +1,59 @@
-// Section names and the array layouts of the sections written by build-index/records and
-// build-index/relations and read by runtime/store. One list, so writer and reader cannot drift.
+// Every snapshot section name, and the array layouts of the sections written by
+// build-index/records and build-index/relations and read by runtime/store. One list: build-index
+// and the runtime name sections only through these, so writer and reader cannot drift. (Index
+// payload layouts live with their index module in runtime/indexes/.)
 import type { EntityName } from './model.js';
+
+/** Entities with a `geo.<entity>` section (a GeoIndex). */
+export type GeoEntity = 'countries' | 'states' | 'cities' | 'postcodes';
+/** Entities with name search sections (`prefix.`, `prefix-tr.`, `trigram.<entity>`). */
+export type NamedEntity = 'countries' | 'states' | 'cities';
+export const GEO_ENTITIES: readonly GeoEntity[] = ['countries', 'states', 'cities', 'postcodes'];
+export const NAMED_ENTITIES: readonly NamedEntity[] = ['countries', 'states', 'cities'];
 
 /** File name of a section inside the snapshot directory. */
 export function sectionFileName(section: string): string {
   return `${section}.bin`;
 }
 
+/** `records.<entity>`: FlatBuffers table (schemas/geoapi.fbs). */
 export function recordsSection(entity: EntityName): string {
   return `records.${entity}`;
 }
 
+/** `ids.<entity>`: ArrayPack, layout below. */
 export function idsSection(entity: EntityName): string {
   return `ids.${entity}`;
 }
 
+/** `relations`: ArrayPack, RELATION_ARRAYS below. */
 export const RELATIONS_SECTION = 'relations';
+
+/** `geo.<entity>`: GeoIndex (runtime/indexes/geo-index.ts). */
+export function geoSection(entity: GeoEntity): string {
+  return `geo.${entity}`;
+}
+
+/** `prefix.<entity>`: PrefixIndex over name and native name (runtime/indexes/prefix-index.ts). */
+export function prefixSection(entity: NamedEntity): string {
+  return `prefix.${entity}`;
+}
+
+/** `prefix-tr.<entity>`: PrefixIndex over translations. */
+export function prefixTranslationsSection(entity: NamedEntity): string {
+  return `prefix-tr.${entity}`;
+}
+
+/** `trigram.<entity>`: TrigramIndex over name and native name (runtime/indexes/trigram-index.ts). */
+export function trigramSection(entity: NamedEntity): string {
+  return `trigram.${entity}`;
+}
+
+/** `keys.postcodes`: StringTable of postcodeKey(code) in row order (runtime/indexes/string-table.ts). */
 export const POSTCODE_KEYS_SECTION = 'keys.postcodes';
+
+/** `postcodes.filters`: PostcodeFilterIndex (runtime/indexes/postcode-filter-index.ts). */
+export const POSTCODE_FILTERS_SECTION = 'postcodes.filters';
 
 /**
  * `ids.<entity>`: ArrayPack of four Int32Arrays:
@@ -47,9 +84,6 @@ export const RELATION_ARRAYS = [
   ['stateCountryRow', 'states'],
   ['cityStateRow', 'cities'],
   ['cityCountryRow', 'cities'],
-  ['postcodeStateRow', 'postcodes'],
-  ['postcodeCityRow', 'postcodes'],
-  ['countryRegionRow', 'countries'],
   ['countrySubregionRow', 'countries'],
   ['subregionRegionRow', 'subregions'],
   ['cityPopulation', 'cities'], // Float64Array, -1 = unknown

@@ -8,7 +8,7 @@
 //                                        row has no coordinates
 // lng(row)/lat(row) read kdbush's own Float64 coords (zero-copy), the values the tree measures.
 import KDBush from 'kdbush';
-import { around as geoAround, distance as geoDistance } from 'geokdbush';
+import { around as geoAround } from 'geokdbush';
 import { ArrayPack, ArrayPackBuilder } from '../format/array-pack.js';
 import { SnapshotFormatError } from '../format/section.js';
 
@@ -16,9 +16,31 @@ const KDBUSH_HEADER_BYTES = 8;
 // Small leaves suit k-nearest with small k (geokdbush scores every point of a visited leaf).
 const NODE_SIZE = 16;
 
-/** Great-circle distance in km, geokdbush's formula (haversine on a sphere of radius 6371 km, the mean Earth radius). */
+/** Earth radius in km: the IUGG mean radius rounded to the kilometre, as geokdbush uses. */
+export const EARTH_RADIUS_KM = 6371;
+const RAD = Math.PI / 180;
+
+function haverSin(theta: number): number {
+  const s = Math.sin(theta / 2);
+  return s * s;
+}
+
+/**
+ * Great-circle (haversine) distance in km from (lng1, lat1) to (lng2, lat2), in degrees: the one
+ * distance of the API (nearby ranking, radius filter, `distance_km`). The expression is
+ * geokdbush's, operation for operation, so it gives the same double as the tree's walk order and
+ * radius bound: the tree's "nearest first" is our order. Arguments in kdbush order (lng first).
+ */
 export function distanceKm(lng1: number, lat1: number, lng2: number, lat2: number): number {
-  return geoDistance(lng1, lat1, lng2, lat2);
+  const h = Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * haverSin((lng1 - lng2) * RAD) + haverSin((lat1 - lat2) * RAD);
+  // Rounding can push h a hair above 1 for antipodal points, where asin would give NaN.
+  return 2 * EARTH_RADIUS_KM * Math.asin(Math.sqrt(h < 1 ? h : 1));
+}
+
+/** Rows found by `aroundWithDistances`, nearest first, with the distance of each. */
+export interface GeoHits {
+  rows: number[];
+  distancesKm: Float64Array;
 }
 
 function isCoordinate(lng: number, lat: number): boolean {
@@ -113,7 +135,7 @@ export class GeoIndex {
   /** Distance in km from (lng, lat) to a row's point, NaN when the row has none. */
   distanceKmTo(row: number, lng: number, lat: number): number {
     const position = this.positionOfRow[row] ?? -1;
-    return position < 0 ? NaN : geoDistance(lng, lat, this.coords[2 * position]!, this.coords[2 * position + 1]!);
+    return position < 0 ? NaN : distanceKm(lng, lat, this.coords[2 * position]!, this.coords[2 * position + 1]!);
   }
 
   /**
@@ -121,7 +143,12 @@ export class GeoIndex {
    * rows at equal distance come in ascending row order.
    */
   around(lng: number, lat: number, maxResults: number, radiusKm: number, filter?: (row: number) => boolean): number[] {
-    if (!(maxResults > 0) || !(radiusKm >= 0) || this.tree.numItems === 0) return [];
+    return this.aroundWithDistances(lng, lat, maxResults, radiusKm, filter).rows;
+  }
+
+  /** As `around`, with each row's distanceKm from (lng, lat), computed once. */
+  aroundWithDistances(lng: number, lat: number, maxResults: number, radiusKm: number, filter?: (row: number) => boolean): GeoHits {
+    if (!(maxResults > 0) || !(radiusKm >= 0) || this.tree.numItems === 0) return { rows: [], distancesKm: new Float64Array(0) };
     const rowOfPoint = this.rowOfPoint;
     const predicate = filter ? (point: number) => filter(rowOfPoint[point]!) : undefined;
     const points = geoAround(this.tree, lng, lat, maxResults, radiusKm, predicate);
@@ -145,6 +172,6 @@ export class GeoIndex {
       rows[j + 1] = row;
       distances[j + 1] = d;
     }
-    return rows;
+    return { rows, distancesKm: distances };
   }
 }

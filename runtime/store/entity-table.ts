@@ -1,11 +1,12 @@
 // EntityTable over one FlatBuffers record table and its ids section. Reading a field decodes
 // only that field; `record(row)` decodes a whole row into a plain object (strings through
-// RecordByteBuffer's fast path, codecs.ts).
+// RecordByteBuffer's fast path, record-byte-buffer.ts).
 import * as flatbuffers from 'flatbuffers';
 import { ArrayPack } from '../format/array-pack.js';
 import { SnapshotFormatError } from '../format/section.js';
-import { IDS_MODE_DENSE, IDS_MODE_SORTED } from '../format/sections.js';
-import { RecordByteBuffer } from './codecs.js';
+import type { EntityName } from '../format/model.js';
+import { IDS_MODE_DENSE, IDS_MODE_SORTED, idsSection } from '../format/sections.js';
+import { RecordByteBuffer } from './record-byte-buffer.js';
 import type { EntityTable } from './types.js';
 
 /** What a generated FlatBuffers row accessor must offer; `init` points it at a row. */
@@ -63,7 +64,7 @@ export class FlatEntityTable<R, C extends RowCursor> implements EntityTable<R> {
   private readonly cursor: C;
 
   constructor(
-    readonly entity: string,
+    readonly entity: EntityName,
     records: ArrayBufferLike,
     private readonly ids: IdIndex,
     private readonly codec: TableCodec<R, C>,
@@ -76,7 +77,7 @@ export class FlatEntityTable<R, C extends RowCursor> implements EntityTable<R> {
     this.count = field ? this.bb.__vector_len(root + field) : 0;
     this.cursor = codec.newCursor();
     if (ids.idsByRow.length !== this.count) {
-      throw new SnapshotFormatError(`ids.${entity}: expected ${this.count} ids (one per record), found ${ids.idsByRow.length}`);
+      throw new SnapshotFormatError(`${idsSection(entity)}: expected ${this.count} ids (one per record), found ${ids.idsByRow.length}`);
     }
   }
 

@@ -1,7 +1,7 @@
 // Snapshot store: load bytes (main thread), open a Store (any thread).
 export { loadSnapshotBytes, readManifest, type SnapshotBytes } from './load.js';
 export { openStore } from './open.js';
-export type { EntityTable, Relations, RowRanges, Store } from './types.js';
+export type { EntityTable, RangesByParent, Relations, Store } from './types.js';
 
 import { loadSnapshotBytes } from './load.js';
 import { openStore } from './open.js';

@@ -16,11 +16,11 @@ function requireSection(bytes: SnapshotBytes, name: string): SharedArrayBuffer {
 }
 
 function openTable<R, C extends RowCursor>(bytes: SnapshotBytes, entity: EntityName, codec: TableCodec<R, C>): FlatEntityTable<R, C> {
-  const ids = new IdIndex(requireSection(bytes, idsSection(entity)), `${bytes.dir}: ids.${entity}`);
+  const ids = new IdIndex(requireSection(bytes, idsSection(entity)), `${bytes.dir}: ${idsSection(entity)}`);
   const table = new FlatEntityTable(entity, requireSection(bytes, recordsSection(entity)), ids, codec);
   const expected = bytes.manifest.recordCounts[entity];
   if (table.count !== expected) {
-    throw new SnapshotFormatError(`${bytes.dir}: records.${entity}: expected ${expected} records (manifest.json), found ${table.count}`);
+    throw new SnapshotFormatError(`${bytes.dir}: ${recordsSection(entity)}: expected ${expected} records (manifest.json), found ${table.count}`);
   }
   return table;
 }
@@ -45,9 +45,6 @@ function openRelations(bytes: SnapshotBytes): Relations {
     stateCountryRow: i32('stateCountryRow'),
     cityStateRow: i32('cityStateRow'),
     cityCountryRow: i32('cityCountryRow'),
-    postcodeStateRow: i32('postcodeStateRow'),
-    postcodeCityRow: i32('postcodeCityRow'),
-    countryRegionRow: i32('countryRegionRow'),
     countrySubregionRow: i32('countrySubregionRow'),
     subregionRegionRow: i32('subregionRegionRow'),
     cityPopulation: f64('cityPopulation'),

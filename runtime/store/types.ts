@@ -31,17 +31,14 @@ export interface EntityTable<R> {
  * Ranges are half-open [start, end) arrays indexed by the parent's row; an empty range is [0, 0).
  */
 export interface Relations {
-  countryStates: RowRanges;
-  countryCities: RowRanges;
-  stateCities: RowRanges;
-  countryPostcodes: RowRanges;
+  countryStates: RangesByParent;
+  countryCities: RangesByParent;
+  stateCities: RangesByParent;
+  countryPostcodes: RangesByParent;
   /** Parent rows (-1 when the parent is absent). */
   stateCountryRow: Int32Array;
   cityStateRow: Int32Array;
   cityCountryRow: Int32Array;
-  postcodeStateRow: Int32Array;
-  postcodeCityRow: Int32Array;
-  countryRegionRow: Int32Array;
   countrySubregionRow: Int32Array;
   subregionRegionRow: Int32Array;
   /** Population per row, -1 when unknown (used by ranking without decoding records). */
@@ -50,7 +47,8 @@ export interface Relations {
   countryPopulation: Float64Array;
 }
 
-export interface RowRanges {
+/** Child row ranges indexed by parent row: children of parent p are rows [start[p], end[p]). */
+export interface RangesByParent {
   start: Int32Array;
   end: Int32Array;
 }
@@ -64,7 +62,7 @@ export interface Store {
   readonly cities: EntityTable<CityRecord>;
   readonly postcodes: EntityTable<PostcodeRecord>;
   readonly relations: Relations;
-  /** Raw section payloads by name, for the index modules (`GeoIndex.from(store.section('geo.cities'))`). */
+  /** Raw section payloads by name, for the index modules (`GeoIndex.from(store.section(geoSection('cities')))`). */
   section(name: string): ArrayBufferLike;
   hasSection(name: string): boolean;
 }

@@ -31,3 +31,13 @@ export function postcodeDisplayQuery(code: string): string {
 export function postcodeKey(code: string): string {
   return code.replace(SPACES_RE, '').toUpperCase();
 }
+
+/** Case-folding of the postcode `state_code` filter, shared by the filter index builder and the request parser. */
+export function stateCodeKey(stateCode: string): string {
+  return stateCode.toUpperCase();
+}
+
+/** Case-folding of the postcode `type` filter, shared by the filter index builder and the request parser. */
+export function postcodeTypeKey(type: string): string {
+  return type.toLowerCase();
+}

@@ -111,6 +111,21 @@ describe('GeoIndex', () => {
     }
   });
 
+  it('aroundWithDistances returns around’s rows with each row’s distanceKm, computed once by the walk', () => {
+    const { lngs, lats } = randomPoints(5, 3000);
+    const index = GeoIndex.from(ownBuffer(buildGeoIndex(lngs, lats)));
+    for (const [lng, lat] of [[179.5, 10], [0, 89.9], [-70, -30]] as const) {
+      const hits = index.aroundWithDistances(lng, lat, 40, 2500);
+      assert.deepEqual(hits.rows, index.around(lng, lat, 40, 2500));
+      assert.equal(hits.distancesKm.length, hits.rows.length);
+      hits.rows.forEach((row, i) => {
+        assert.equal(hits.distancesKm[i], distanceKm(lng, lat, lngs[row]!, lats[row]!));
+        assert.equal(hits.distancesKm[i], index.distanceKmTo(row, lng, lat));
+      });
+    }
+    assert.deepEqual(index.aroundWithDistances(0, 0, 0, 100), { rows: [], distancesKm: new Float64Array(0) });
+  });
+
   it('crosses the antimeridian: a point at 179.9° finds its neighbour at -179.9°', () => {
     const index = GeoIndex.from(ownBuffer(buildGeoIndex(Float64Array.of(-179.9, 170, 179.9), Float64Array.of(0, 0, 0))));
     assert.deepEqual(index.around(179.95, 0, 2, 100), [2, 0]);

@@ -6,10 +6,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PostcodeColumns } from '../../runtime/engine/postcodes/columns.js';
 import type { PostcodeFilters } from '../../runtime/engine/postcodes/engine.js';
 import { PostcodeEngine } from '../../runtime/engine/postcodes/engine.js';
-import { POSTCODE_FILTERS_SECTION } from '../../runtime/format/postcode-sections.js';
+import { POSTCODE_FILTERS_SECTION } from '../../runtime/format/sections.js';
+import { PostcodeFilterIndex } from '../../runtime/indexes/postcode-filter-index.js';
 import type { Store } from '../../runtime/store/types.js';
 import { matchKey } from '../../runtime/text/normalise.js';
 import { checkRandomSearches, expectedIds, pageThrough } from './oracle.js';
@@ -107,7 +107,7 @@ describe('postcode engine on the fixture dataset', () => {
   });
 
   test('filter columns agree with every decoded record (section round trip)', () => {
-    const columns = PostcodeColumns.from(store.section(POSTCODE_FILTERS_SECTION), store.postcodes.count);
+    const columns = PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), store.postcodes.count);
     for (let row = 0; row < store.postcodes.count; row++) {
       const r = store.postcodes.record(row);
       assert.equal(columns.cityIdByRow[row], r.city_id ?? -1);

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PostcodeEngine } from '../../runtime/engine/postcodes/engine.js';
-import { PostcodeColumns } from '../../runtime/engine/postcodes/columns.js';
-import { POSTCODE_FILTERS_SECTION } from '../../runtime/format/postcode-sections.js';
+import { POSTCODE_FILTERS_SECTION } from '../../runtime/format/sections.js';
+import { PostcodeFilterIndex } from '../../runtime/indexes/postcode-filter-index.js';
 import type { Store } from '../../runtime/store/types.js';
 import { matchKey } from '../../runtime/text/normalise.js';
 import { checkRandomSearches, expectedIds, pageThrough } from './oracle.js';
@@ -72,7 +72,7 @@ describe('postcodes on the full dataset', { skip: present ? false : `full datase
   });
 
   test('filter columns agree with every decoded record (section round trip)', () => {
-    const columns = PostcodeColumns.from(store.section(POSTCODE_FILTERS_SECTION), store.postcodes.count);
+    const columns = PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), store.postcodes.count);
     for (let row = 0; row < store.postcodes.count; row += 7) {
       const r = store.postcodes.record(row);
       assert.equal(columns.cityIdByRow[row], r.city_id ?? -1);

@@ -8,7 +8,7 @@ import { buildSnapshot } from '../../build-index/build.js';
 import { loadStore } from '../../runtime/store/index.js';
 import type { Store } from '../../runtime/store/types.js';
 import type { PostcodeRecord } from '../../runtime/format/model.js';
-import { compareUtf8 } from '../../runtime/format/string-table.js';
+import { compareUtf8 } from '../../runtime/indexes/string-table.js';
 import { matchKey, postcodeKey } from '../../runtime/text/normalise.js';
 import type { PostcodeFilters } from '../../runtime/engine/postcodes/engine.js';
 export { prng as random } from '../support/random.js';

@@ -1,8 +1,9 @@
 // Brute-force answers for the three searches, computed from every decoded record of a Store
 // without any index: the ground truth the engine must reproduce exactly. Written independently of
-// runtime/engine/search (own sort code), sharing only the definitions: haversineKm (the distance),
+// runtime/engine/search (own sort code), sharing only the definitions: distanceKm (the distance, runtime/indexes/geo-index.ts),
 // similarity/roundScore (pg_trgm's score) and matchKey (the matching form).
-import { haversineKm, roundKm } from '../../runtime/engine/search/haversine.js';
+import { roundKm } from '../../runtime/engine/search/nearby.js';
+import { distanceKm } from '../../runtime/indexes/geo-index.js';
 import { cityKind } from '../../runtime/engine/search/city-kind.js';
 import type { Store } from '../../runtime/store/types.js';
 import { matchKey } from '../../runtime/text/normalise.js';
@@ -122,7 +123,7 @@ export function bruteNearby(places: Places, lat: number, lng: number, radiusKm: 
   for (let row = 0; row < places.count; row++) {
     if (Number.isNaN(places.lat[row]!) || Number.isNaN(places.lng[row]!)) continue;
     if (!passes(places, row, filters)) continue;
-    const d = haversineKm(lat, lng, places.lat[row]!, places.lng[row]!);
+    const d = distanceKm(lng, lat, places.lng[row]!, places.lat[row]!);
     if (d <= radiusKm) found.push({ id: places.ids[row]!, d });
   }
   found.sort((a, b) => (a.d !== b.d ? a.d - b.d : a.id - b.id));

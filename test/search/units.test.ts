@@ -6,7 +6,8 @@ import { describe, test } from 'node:test';
 import { distance as geokdbushDistance } from 'geokdbush';
 import { BodyCache } from '../../runtime/engine/search/body-cache.js';
 import { CITY_TYPE_KINDS, cityKind } from '../../runtime/engine/search/city-kind.js';
-import { EARTH_RADIUS_KM, haversineKm, roundKm } from '../../runtime/engine/search/haversine.js';
+import { roundKm } from '../../runtime/engine/search/nearby.js';
+import { distanceKm, EARTH_RADIUS_KM } from '../../runtime/indexes/geo-index.js';
 import {
   AUTOCOMPLETE_RULES, comparatorOf, MATCH_EXACT, MATCH_OTHER, MATCH_PREFIX, TopK, type AutocompleteCandidate,
 } from '../../runtime/engine/search/ranking.js';
@@ -22,7 +23,7 @@ describe('haversine distance', () => {
       // Half the pairs close together (the radius range nearby serves), half anywhere.
       const lat2 = i % 2 ? random() * 180 - 90 : Math.max(-90, Math.min(90, lat1 + (random() - 0.5) * 8));
       const lng2 = i % 2 ? random() * 360 - 180 : ((lng1 + (random() - 0.5) * 8 + 540) % 360) - 180;
-      assert.equal(haversineKm(lat1, lng1, lat2, lng2), geokdbushDistance(lng1, lat1, lng2, lat2));
+      assert.equal(distanceKm(lng1, lat1, lng2, lat2), geokdbushDistance(lng1, lat1, lng2, lat2));
     }
   });
 
@@ -36,17 +37,17 @@ describe('haversine distance', () => {
     const random = prng(8);
     for (let i = 0; i < 5000; i++) {
       const p = [random() * 180 - 90, random() * 360 - 180, random() * 180 - 90, random() * 360 - 180] as const;
-      assert.ok(Math.abs(haversineKm(...p) - textbook(...p)) < 1e-6);
+      assert.ok(Math.abs(distanceKm(p[1], p[0], p[3], p[2]) - textbook(...p)) < 1e-6);
     }
   });
 
   test('measures across the antimeridian and over the pole the short way', () => {
     // 0.02° of longitude on the equator, either side of ±180°.
-    assert.ok(Math.abs(haversineKm(0, 179.99, 0, -179.99) - 2.22) < 0.01);
+    assert.ok(Math.abs(distanceKm(179.99, 0, -179.99, 0) - 2.22) < 0.01);
     // Two points 1° from the north pole on opposite meridians are 2° of arc apart.
-    assert.ok(Math.abs(haversineKm(89, 0, 89, 180) - (2 * Math.PI * 6371 * 2) / 360) < 1e-6);
-    assert.ok(haversineKm(90, 0, 90, 123) < 1e-9); // cos(90°) is 6e-17, not 0
-    assert.ok(Number.isFinite(haversineKm(0, 0, 0, 180)));
+    assert.ok(Math.abs(distanceKm(0, 89, 180, 89) - (2 * Math.PI * 6371 * 2) / 360) < 1e-6);
+    assert.ok(distanceKm(0, 90, 123, 90) < 1e-9); // cos(90°) is 6e-17, not 0
+    assert.ok(Number.isFinite(distanceKm(0, 0, 180, 0)));
   });
 
   test('rounds kilometres to 2 decimals', () => {

@@ -53,13 +53,7 @@ function assertRelations(store: Store, loaded: LoadedSource): void {
     assert.equal(rel.cityStateRow[row], state >= 0 && ds.states[state]!.country_id === c.country_id ? state : -1);
     assert.equal(rel.cityPopulation[row], c.population ?? -1);
   });
-  ds.postcodes.forEach((p, row) => {
-    assert.equal(rel.postcodeCityRow[row], parent(cityRow, p.city_id));
-    const state = parent(stateRow, p.state_id);
-    assert.equal(rel.postcodeStateRow[row], state >= 0 && ds.states[state]!.country_id === p.country_id ? state : -1);
-  });
   ds.countries.forEach((c, row) => {
-    assert.equal(rel.countryRegionRow[row], parent(regionRow, c.region_id));
     assert.equal(rel.countrySubregionRow[row], parent(subregionRow, c.subregion_id));
     assert.equal(rel.countryPopulation[row], c.population ?? -1);
   });

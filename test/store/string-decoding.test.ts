@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as flatbuffers from 'flatbuffers';
-import { decodeUtf8, RecordByteBuffer } from '../../runtime/store/codecs.js';
+import { decodeUtf8, RecordByteBuffer } from '../../runtime/store/record-byte-buffer.js';
 import { prng } from '../support/random.js';
 
 const reference = new TextDecoder();

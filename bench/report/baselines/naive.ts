@@ -7,7 +7,8 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cityKind } from '../../../runtime/engine/search/city-kind.js';
-import { haversineKm, roundKm } from '../../../runtime/engine/search/haversine.js';
+import { roundKm } from '../../../runtime/engine/search/nearby.js';
+import { distanceKm } from '../../../runtime/indexes/geo-index.js';
 import { matchKey, postcodeDisplayQuery, postcodeKey } from '../../../runtime/text/normalise.js';
 import { commonTrigramCount, roundScore, similarityFromCounts, trigramsOf } from '../../../runtime/text/trigram.js';
 import { readDataset, type City, type Country, type Postcode } from '../dataset.js';
@@ -243,7 +244,7 @@ export function naiveHandlers(datasetDir: string): BaselineHandlers {
       for (const list of allCities) {
         for (const entry of list) {
           if (Number.isNaN(entry.lat) || Number.isNaN(entry.lng)) continue;
-          const km = haversineKm(lat, lng, entry.lat, entry.lng);
+          const km = distanceKm(lng, lat, entry.lng, entry.lat);
           if (km <= radiusKm) near.push({ entry, km });
         }
       }

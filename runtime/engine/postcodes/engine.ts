@@ -3,14 +3,13 @@
 //   (`keys.postcodes`), so any spacing or case finds a code;
 // - filtered listing: a scan of the country's rows in snapshot order (= code, then id) that
 //   resumes right after a given row and tests filters on typed columns only.
-import { POSTCODE_KEYS_SECTION } from '../../format/sections.js';
-import { POSTCODE_FILTERS_SECTION } from '../../format/postcode-sections.js';
+import { POSTCODE_FILTERS_SECTION, POSTCODE_KEYS_SECTION } from '../../format/sections.js';
+import { matchLocalities, PostcodeFilterIndex } from '../../indexes/postcode-filter-index.js';
 import { StringTable } from '../../indexes/string-table.js';
 import type { Store } from '../../store/types.js';
 import { postcodeDisplayQuery, postcodeKey } from '../../text/normalise.js';
 import { countryRowByIso2 } from '../countries.js';
 import { perStore } from '../per-store.js';
-import { matchLocalities, PostcodeColumns } from './columns.js';
 
 /** Filters in their normalised forms (what two equivalent requests have in common). */
 export interface PostcodeFilters {
@@ -56,7 +55,7 @@ const engines = perStore((store) => new PostcodeEngine(store));
 
 export class PostcodeEngine {
   private readonly keys: StringTable;
-  private readonly columns: PostcodeColumns;
+  private readonly columns: PostcodeFilterIndex;
   private readonly localityMarks = new Map<string, Uint8Array>();
   private localityMarksBytes = 0;
 
@@ -64,7 +63,7 @@ export class PostcodeEngine {
     const count = store.postcodes.count;
     this.keys = StringTable.from(store.section(POSTCODE_KEYS_SECTION), 0, POSTCODE_KEYS_SECTION);
     if (this.keys.count !== count) throw new Error(`${POSTCODE_KEYS_SECTION}: expected ${count} keys, found ${this.keys.count}`);
-    this.columns = PostcodeColumns.from(store.section(POSTCODE_FILTERS_SECTION), count);
+    this.columns = PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), count);
   }
 
   /** One engine per store, built on first use. */

@@ -4,7 +4,7 @@
 // The country/state filters use the shared code lookups (engine/countries.ts, engine/states.ts).
 import * as flatbuffers from 'flatbuffers';
 import { City, CityTable } from '../../format/generated/geoapi/fb.js';
-import { recordsSection } from '../../format/sections.js';
+import { geoSection, prefixSection, prefixTranslationsSection, recordsSection, trigramSection } from '../../format/sections.js';
 import { GeoIndex } from '../../indexes/geo-index.js';
 import { PrefixIndex } from '../../indexes/prefix-index.js';
 import { TrigramIndex } from '../../indexes/trigram-index.js';
@@ -43,10 +43,10 @@ export class SearchContext {
       const population =
         entity === 'cities' ? store.relations.cityPopulation : entity === 'states' ? store.relations.statePopulation : store.relations.countryPopulation;
       opened = {
-        geo: GeoIndex.from(store.section(`geo.${entity}`), `geo.${entity}`),
-        prefix: PrefixIndex.from(store.section(`prefix.${entity}`), 0, `prefix.${entity}`),
-        prefixTranslations: PrefixIndex.from(store.section(`prefix-tr.${entity}`), 0, `prefix-tr.${entity}`),
-        trigram: TrigramIndex.from(store.section(`trigram.${entity}`), 0, `trigram.${entity}`),
+        geo: GeoIndex.from(store.section(geoSection(entity)), geoSection(entity)),
+        prefix: PrefixIndex.from(store.section(prefixSection(entity)), 0, prefixSection(entity)),
+        prefixTranslations: PrefixIndex.from(store.section(prefixTranslationsSection(entity)), 0, prefixTranslationsSection(entity)),
+        trigram: TrigramIndex.from(store.section(trigramSection(entity)), 0, trigramSection(entity)),
         population,
         rowCount: table.count,
         idAt: (row: number) => table.idAt(row),
@@ -64,7 +64,7 @@ export class SearchContext {
     if (!this.kinds) {
       const table = CityTable.getRootAsCityTable(new flatbuffers.ByteBuffer(new Uint8Array(this.store.section(recordsSection('cities')))));
       const count = table.rowsLength();
-      if (count !== this.store.cities.count) throw new Error(`records.cities: expected ${this.store.cities.count} rows, found ${count}`);
+      if (count !== this.store.cities.count) throw new Error(`${recordsSection('cities')}: expected ${this.store.cities.count} rows, found ${count}`);
       const kinds = new Uint8Array(count);
       const city = new City();
       const codeOfType = new Map<string | null, number>();

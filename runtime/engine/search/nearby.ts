@@ -1,9 +1,8 @@
 // Nearby search: rows within radiusKm of a point, nearest first (NEARBY_RULES: haversine
-// distance, then lower id). The KD-tree (geokdbush) walks outwards and stops at the radius or
+// distance, distanceKm in runtime/indexes/geo-index.ts, then lower id). The KD-tree (geokdbush) walks outwards and stops at the radius or
 // once it has enough rows; it orders equal distances by row, so rows tied with the last kept one
 // are fetched too and the final order is by (distance, id).
 import type { EntityIndexes } from './context.js';
-import { haversineKm } from './haversine.js';
 import { comparatorOf, NEARBY_RULES, type DistanceCandidate } from './ranking.js';
 
 export interface NearbyQuery {
@@ -27,10 +26,11 @@ export function nearbySearch(indexes: EntityIndexes, query: NearbyQuery): Distan
   const filter = query.filter ?? undefined;
   let want = limit + 1;
   for (;;) {
-    const rows = geo.around(lng, lat, want, radiusKm * RADIUS_SLACK, filter);
+    const { rows, distancesKm } = geo.aroundWithDistances(lng, lat, want, radiusKm * RADIUS_SLACK, filter);
     const candidates: DistanceCandidate[] = [];
-    for (const row of rows) {
-      const distanceKm = haversineKm(lat, lng, geo.lat(row), geo.lng(row));
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const distanceKm = distancesKm[i]!;
       if (distanceKm <= radiusKm) candidates.push({ row, id: indexes.idAt(row), distanceKm });
     }
     const exhausted = rows.length < want;
@@ -42,4 +42,9 @@ export function nearbySearch(indexes: EntityIndexes, query: NearbyQuery): Distan
     }
     want *= 2;
   }
+}
+
+/** Kilometres rounded to 2 decimals, as served in `distance_km`. */
+export function roundKm(km: number): number {
+  return Math.round(km * 100) / 100;
 }

@@ -22,9 +22,8 @@
 import { ApiError } from '../../contract/index.js';
 import { sameFilters, type PostcodeFilters } from '../../engine/postcodes/engine.js';
 import { DEFAULT_RESPONSE_CACHE_LIMITS, ifNoneMatchHits, ResponseCache, strongEtag, type ResponseCacheLimits } from '../../engine/postcodes/response-cache.js';
-import { postcodeTypeKey, stateCodeKey } from '../../format/postcode-sections.js';
 import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../../render/postcodes.js';
-import { postcodeDisplayQuery } from '../../text/normalise.js';
+import { postcodeDisplayQuery, postcodeTypeKey, stateCodeKey } from '../../text/normalise.js';
 import { fieldsParam, intParam, invalidParam, qParam } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
 import { CursorCodec, CursorError, cursorSecretsFromEnv, type CursorSecrets } from './cursor.js';

@@ -1,11 +1,11 @@
 // GET /v1/countries/{ciso}/states/{siso}/cities and /v1/countries/{ciso}/cities.
 import { CITY_FIELDS } from '../../render/fields.js';
-import type { RowRanges } from '../../store/types.js';
+import type { RangesByParent } from '../../store/types.js';
 import { listParams } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
 import { CACHE_DAY, listReply, notFound } from './common.js';
 
-function citiesReply(ctx: RequestContext, memoKey: string, ranges: RowRanges, parentRow: number): Reply {
+function citiesReply(ctx: RequestContext, memoKey: string, ranges: RangesByParent, parentRow: number): Reply {
   const tier = ctx.caller.tier;
   const params = listParams(ctx, CITY_FIELDS, tier, { q: true, sort: true });
   const start = parentRow < 0 ? 0 : ranges.start[parentRow]!;

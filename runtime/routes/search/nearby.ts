@@ -3,8 +3,7 @@
 import { serializeObject } from '../../render/projection.js';
 import { cityKind, KIND_CODE } from '../../engine/search/city-kind.js';
 import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
-import { roundKm } from '../../engine/search/haversine.js';
-import { nearbySearch } from '../../engine/search/nearby.js';
+import { nearbySearch, roundKm } from '../../engine/search/nearby.js';
 import { filterRows } from '../../engine/search/row-filter.js';
 import type { CityRecord } from '../../format/model.js';
 import { includeTranslationsParam, localeParam } from '../params.js';

@@ -1,0 +1,301 @@
+// Postcode filter columns (`postcodes.filters`): per-row typed filter columns, so that the postcode
+// search never decodes a FlatBuffers record to test a filter, and the matchKey() forms of the
+// locality names, deduplicated per country, so a `q` "contains" test scans each distinct locality
+// of a country once (one String#indexOf pass over the country's joined text, decoded on first use).
+// Built with `new PostcodeFilterIndexBuilder().add(record, countryRow)….finish()`, read with
+// `PostcodeFilterIndex.from(buffer, postcodeCount)`.
+//
+// ArrayPack, arrays in this order:
+//   0 header            Int32Array [layoutVersion]
+//   1 localityByRow     Int32Array (postcodes): global locality index, -1 = no locality name
+//   2 stateCodeByRow    Int32Array (postcodes): index into stateCodeNames, -1 = null
+//   3 cityIdByRow       Int32Array (postcodes): dataset city id, -1 = null
+//   4 typeByRow         Uint16Array (postcodes): 1 + index into typeNames, 0 = null
+//   5 groupRowStart     Int32Array (groups + 1): first postcode row of each country group
+//                       (a group = the consecutive rows of one country); last = postcode count
+//   6 groupLocalityStart Int32Array (groups + 1): first global locality index of each group
+//   7 groupTextStart    Int32Array (groups + 1): byte offset of each group's text in localityText
+//   8 localityCharStart Int32Array (localities): UTF-16 offset of the locality inside its group's
+//                       decoded text
+//   9 localityText      Uint8Array: per group, UTF-8 of each locality's matchKey followed by "\n"
+//  10 stateCodeNames    Uint8Array: UTF-8 JSON array of the distinct state codes, upper-cased
+//  11 typeNames         Uint8Array: UTF-8 JSON array of the distinct types, lower-cased
+import { ArrayPack, ArrayPackBuilder } from '../format/array-pack.js';
+import type { PostcodeRecord } from '../format/model.js';
+import { SnapshotFormatError } from '../format/section.js';
+import { POSTCODE_FILTERS_SECTION } from '../format/sections.js';
+import { matchKey, postcodeTypeKey, stateCodeKey } from '../text/normalise.js';
+
+const LAYOUT_VERSION = 1;
+/** Separator after each locality key; matchKey() turns every whitespace run into one space, so no key holds it. */
+const LOCALITY_TERMINATOR = '\n';
+const MAX_TYPES = 0xffff;
+const what = POSTCODE_FILTERS_SECTION;
+const decoder = new TextDecoder();
+
+/** The fields of a postcode record the filters read. */
+export type PostcodeFilterFields = Pick<PostcodeRecord, 'id' | 'country_id' | 'locality_name' | 'state_code' | 'city_id' | 'type'>;
+
+/**
+ * Add the postcode records in snapshot row order, grouped by country row; `countryRow` is the
+ * record's country row (-1 when its country_id is dangling: those rows come last).
+ */
+export class PostcodeFilterIndexBuilder {
+  private readonly localityByRow: number[] = [];
+  private readonly stateCodeByRow: number[] = [];
+  private readonly cityIdByRow: number[] = [];
+  private readonly typeByRow: number[] = [];
+
+  private readonly stateCodeNames: string[] = [];
+  private readonly stateCodeIndex = new Map<string, number>();
+  private readonly typeNames: string[] = [];
+  private readonly typeIndex = new Map<string, number>();
+
+  private readonly groupRowStart: number[] = [];
+  private readonly groupLocalityStart: number[] = [];
+  private readonly groupTextStart: number[] = [];
+  private readonly localityCharStart: number[] = [];
+  private readonly textChunks: Buffer[] = [];
+  private textBytes = 0;
+
+  private groupCountry: number | null = null;
+  private readonly seenCountries = new Set<number>();
+  private groupLocalities = new Map<string, number>();
+  private groupChars = 0;
+  private groupText: string[] = [];
+
+  add(record: PostcodeFilterFields, countryRow: number): this {
+    const row = this.localityByRow.length;
+    if (countryRow !== this.groupCountry) {
+      if (this.seenCountries.has(countryRow)) {
+        throw new Error(`${what}: expected postcode rows grouped by country row, found country_id ${record.country_id} again at row ${row} (id ${record.id})`);
+      }
+      this.closeGroup();
+      this.groupCountry = countryRow;
+      this.seenCountries.add(countryRow);
+      this.groupRowStart.push(row);
+      this.groupLocalityStart.push(this.localityCharStart.length);
+      this.groupTextStart.push(this.textBytes);
+      this.groupLocalities = new Map();
+      this.groupChars = 0;
+      this.groupText = [];
+    }
+
+    let locality = -1;
+    if (record.locality_name !== null) {
+      const key = matchKey(record.locality_name);
+      if (key !== '') {
+        let index = this.groupLocalities.get(key);
+        if (index === undefined) {
+          index = this.localityCharStart.length;
+          this.groupLocalities.set(key, index);
+          this.localityCharStart.push(this.groupChars);
+          this.groupText.push(key, LOCALITY_TERMINATOR);
+          this.groupChars += key.length + LOCALITY_TERMINATOR.length;
+        }
+        locality = index;
+      }
+    }
+    this.localityByRow.push(locality);
+
+    let stateCode = -1;
+    if (record.state_code !== null && record.state_code !== '') {
+      const key = stateCodeKey(record.state_code);
+      let index = this.stateCodeIndex.get(key);
+      if (index === undefined) {
+        index = this.stateCodeNames.length;
+        this.stateCodeIndex.set(key, index);
+        this.stateCodeNames.push(key);
+      }
+      stateCode = index;
+    }
+    this.stateCodeByRow.push(stateCode);
+
+    this.cityIdByRow.push(record.city_id ?? -1);
+
+    let type = 0;
+    if (record.type !== null && record.type !== '') {
+      const key = postcodeTypeKey(record.type);
+      let index = this.typeIndex.get(key);
+      if (index === undefined) {
+        if (this.typeNames.length >= MAX_TYPES) throw new Error(`${what}: expected at most ${MAX_TYPES} distinct postcode types, found more`);
+        index = this.typeNames.length;
+        this.typeIndex.set(key, index);
+        this.typeNames.push(key);
+      }
+      type = index + 1;
+    }
+    this.typeByRow.push(type);
+    return this;
+  }
+
+  private closeGroup(): void {
+    if (this.groupCountry === null) return;
+    const chunk = Buffer.from(this.groupText.join(''), 'utf8');
+    this.textChunks.push(chunk);
+    this.textBytes += chunk.byteLength;
+  }
+
+  finish(): Uint8Array {
+    this.closeGroup();
+    this.groupCountry = null;
+    const count = this.localityByRow.length;
+    const groupRowStart = [...this.groupRowStart, count];
+    const groupLocalityStart = [...this.groupLocalityStart, this.localityCharStart.length];
+    const groupTextStart = [...this.groupTextStart, this.textBytes];
+    const localityText = new Uint8Array(this.textBytes);
+    let offset = 0;
+    for (const chunk of this.textChunks) {
+      localityText.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    const utf8Json = (value: unknown): Uint8Array => new Uint8Array(Buffer.from(JSON.stringify(value), 'utf8'));
+    return new ArrayPackBuilder()
+      .add(Int32Array.of(LAYOUT_VERSION))
+      .add(Int32Array.from(this.localityByRow))
+      .add(Int32Array.from(this.stateCodeByRow))
+      .add(Int32Array.from(this.cityIdByRow))
+      .add(Uint16Array.from(this.typeByRow))
+      .add(Int32Array.from(groupRowStart))
+      .add(Int32Array.from(groupLocalityStart))
+      .add(Int32Array.from(groupTextStart))
+      .add(Int32Array.from(this.localityCharStart))
+      .add(localityText)
+      .add(utf8Json(this.stateCodeNames))
+      .add(utf8Json(this.typeNames))
+      .finish();
+  }
+}
+
+/** One country's localities: global indexes [localityStart, localityEnd), their joined keys. */
+export interface CountryLocalities {
+  localityStart: number;
+  localityEnd: number;
+  /** matchKey of every locality, each followed by LOCALITY_TERMINATOR. */
+  text: string;
+  /** UTF-16 offset in `text` of each locality (index − localityStart). */
+  charStart: Int32Array;
+}
+
+export class PostcodeFilterIndex {
+  private readonly localitiesByGroup = new Map<number, CountryLocalities>();
+  private readonly stateCodeIndex: Map<string, number>;
+  private readonly typeIndex: Map<string, number>;
+
+  private constructor(
+    readonly localityByRow: Int32Array,
+    readonly stateCodeByRow: Int32Array,
+    readonly cityIdByRow: Int32Array,
+    readonly typeByRow: Uint16Array,
+    private readonly groupRowStart: Int32Array,
+    private readonly groupLocalityStart: Int32Array,
+    private readonly groupTextStart: Int32Array,
+    private readonly localityCharStart: Int32Array,
+    private readonly localityText: Uint8Array,
+    stateCodeNames: string[],
+    typeNames: string[],
+  ) {
+    this.stateCodeIndex = new Map(stateCodeNames.map((name, i) => [name, i]));
+    this.typeIndex = new Map(typeNames.map((name, i) => [name, i + 1]));
+  }
+
+  static from(buffer: ArrayBufferLike, postcodeCount: number): PostcodeFilterIndex {
+    const pack = ArrayPack.from(buffer, 0, what);
+    const header = pack.get(0, Int32Array, what);
+    if (header[0] !== LAYOUT_VERSION) {
+      throw new SnapshotFormatError(`${what}: expected layout version ${LAYOUT_VERSION}, found ${header[0]} (rebuild the snapshot)`);
+    }
+    const perRow = [pack.get(1, Int32Array, what), pack.get(2, Int32Array, what), pack.get(3, Int32Array, what), pack.get(4, Uint16Array, what)] as const;
+    for (const column of perRow) {
+      if (column.length !== postcodeCount) throw new SnapshotFormatError(`${what}: expected ${postcodeCount} rows per column, found ${column.length}`);
+    }
+    const json = (i: number): string[] => {
+      const value: unknown = JSON.parse(decoder.decode(pack.get(i, Uint8Array, what)));
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new SnapshotFormatError(`${what}: array ${i}: expected a JSON array of strings`);
+      return value as string[];
+    };
+    return new PostcodeFilterIndex(
+      perRow[0],
+      perRow[1],
+      perRow[2],
+      perRow[3],
+      pack.get(5, Int32Array, what),
+      pack.get(6, Int32Array, what),
+      pack.get(7, Int32Array, what),
+      pack.get(8, Int32Array, what),
+      pack.get(9, Uint8Array, what),
+      json(10),
+      json(11),
+    );
+  }
+
+  /** Column value of an upper-cased state code, or -1 when no row has it. */
+  stateCodeValue(stateCodeKey: string): number {
+    return this.stateCodeIndex.get(stateCodeKey) ?? -1;
+  }
+
+  /** Column value of a lower-cased type, or -1 when no row has it. */
+  typeValue(typeKey: string): number {
+    return this.typeIndex.get(typeKey) ?? -1;
+  }
+
+  /** The localities of the country whose postcode rows start at `rowStart` (a non-empty range). */
+  localitiesOfRange(rowStart: number): CountryLocalities {
+    const group = this.groupOf(rowStart);
+    let localities = this.localitiesByGroup.get(group);
+    if (localities === undefined) {
+      const localityStart = this.groupLocalityStart[group]!;
+      const localityEnd = this.groupLocalityStart[group + 1]!;
+      localities = {
+        localityStart,
+        localityEnd,
+        text: decoder.decode(this.localityText.subarray(this.groupTextStart[group]!, this.groupTextStart[group + 1]!)),
+        charStart: this.localityCharStart.subarray(localityStart, localityEnd),
+      };
+      this.localitiesByGroup.set(group, localities);
+    }
+    return localities;
+  }
+
+  private groupOf(rowStart: number): number {
+    const starts = this.groupRowStart;
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (starts[mid]! < rowStart) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo >= starts.length - 1 || starts[lo] !== rowStart) {
+      throw new SnapshotFormatError(`${what}: expected a country group starting at postcode row ${rowStart}, found none (snapshot sections disagree)`);
+    }
+    return lo;
+  }
+}
+
+/**
+ * Marks the localities of one country whose key contains `needle` (a matchKey form without the
+ * terminator). Returns a byte per locality (index − localityStart), or null when none matches.
+ */
+export function matchLocalities(localities: CountryLocalities, needle: string): Uint8Array | null {
+  const { text, charStart } = localities;
+  let marks: Uint8Array | null = null;
+  let from = 0;
+  for (;;) {
+    const hit = text.indexOf(needle, from);
+    if (hit < 0) break;
+    // The locality holding the hit: last charStart ≤ hit.
+    let lo = 0;
+    let hi = charStart.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (charStart[mid]! <= hit) lo = mid;
+      else hi = mid - 1;
+    }
+    marks ??= new Uint8Array(charStart.length);
+    marks[lo] = 1;
+    // Continue after this locality: one hit per locality is enough.
+    from = lo + 1 < charStart.length ? charStart[lo + 1]! : text.length;
+  }
+  return marks;
+}
