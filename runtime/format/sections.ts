@@ -58,3 +58,9 @@ export const RELATION_ARRAYS = [
 ] as const satisfies readonly (readonly [string, EntityName])[];
 
 export type RelationArrayName = (typeof RELATION_ARRAYS)[number][0];
+
+/**
+ * `prominence.cities` (optional; absent from snapshots built with `--no-enrich`): autocomplete's
+ * rule-4 value per city row — layout in runtime/format/prominence.ts.
+ */
+export const PROMINENCE_SECTION = 'prominence.cities';
