@@ -46,7 +46,8 @@ export function formatSummary(result: BuildResult): string {
   }
   lines.push(`  total        ${formatBytes(total)} in ${sections.length + 1} files`);
   lines.push(`  dataVersion  ${manifest.dataVersion} (built at ${manifest.builtAt})`);
-  lines.push(`  time         ${(result.totalMs / 1000).toFixed(1)} s`);
+  const enrichMs = result.timings.enrich;
+  lines.push(`  time         ${(result.totalMs / 1000).toFixed(1)} s${enrichMs === undefined ? '' : ` (enrichment ${(enrichMs / 1000).toFixed(1)} s)`}`);
   return lines.join('\n');
 }
 
