@@ -46,11 +46,12 @@ export interface TrigramSearchOptions {
   rowStart?: number;
   rowEnd?: number;
   /**
-   * searchTop only: also return the documents scoring up to this much below the k-th best row
-   * score (default 0). Callers ranking by a rounded score pass half a rounding step (and a hair),
-   * so rows whose rounded score ties the k-th row's are all returned and later rules decide.
+   * searchTop only: the lowest score that can still tie a k-th best row scoring `kth` under the
+   * caller's ranking (default: `kth` itself). Callers ranking by a rounded score return the
+   * bottom of kth's rounding interval, so every row whose rounded score ties the k-th row's is
+   * returned and the caller's later rules decide among them. Must be ≤ kth.
    */
-  tieMargin?: number;
+  tieFloor?: (kth: number) => number;
 }
 
 interface PendingDoc {
@@ -227,7 +228,7 @@ export class TrigramIndex {
     const [docStart, docEnd] = this.docRange(options.rowStart ?? 0, options.rowEnd ?? 0x7fffffff);
     const listCount = this.collectLists(queryTrigrams, docStart, docEnd);
     if (listCount < minCommon) return noMatches();
-    if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k, options.tieMargin ?? 0);
+    if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k, options.tieFloor);
     const countedLists = listCount - minCommon + 1;
     const maxTrigramsFor = this.fillMaxTrigrams(nq, minCommon, listCount, threshold);
 
@@ -291,7 +292,7 @@ export class TrigramIndex {
     const limited = k > 0;
     const best = this.best;
     if (limited) best.reset(k);
-    const margin = options.tieMargin ?? 0;
+    const tieFloor = options.tieFloor;
     let kth = threshold;
     let bar = threshold;
     const matches = touched; // matches overwrite the candidates already visited
@@ -321,8 +322,8 @@ export class TrigramIndex {
       matches[matchCount] = doc;
       matchScores[matchCount++] = score;
       if (limited) {
-        kth = best.offer(this.docRows[doc]!, score, kth);
-        bar = Math.max(threshold, kth - margin);
+        const next = best.offer(this.docRows[doc]!, score, kth);
+        if (next !== kth) bar = Math.max(threshold, tieFloor ? tieFloor((kth = next)) : (kth = next));
       }
     }
 
@@ -348,7 +349,7 @@ export class TrigramIndex {
    * Queries with more posting lists than a doc's state can count (hundreds of distinct trigrams,
    * far beyond a typed query): count every list in full and score every doc met. Same answer.
    */
-  private runWide(nq: number, listCount: number, threshold: number, k: number, margin: number): TrigramMatches {
+  private runWide(nq: number, listCount: number, threshold: number, k: number, tieFloor: ((kth: number) => number) | undefined): TrigramMatches {
     const counters = (this.wideCounters ??= new Uint16Array(this.docRows.length));
     const touched = (this.touched ??= new Int32Array(this.docRows.length));
     const matchScores = (this.matchScores ??= new Float32Array(this.docRows.length));
@@ -373,8 +374,8 @@ export class TrigramIndex {
       touched[matchCount] = doc;
       matchScores[matchCount++] = score;
       if (k > 0) {
-        kth = this.best.offer(this.docRows[doc]!, score, kth);
-        bar = Math.max(threshold, kth - margin);
+        const next = this.best.offer(this.docRows[doc]!, score, kth);
+        if (next !== kth) bar = Math.max(threshold, tieFloor ? tieFloor((kth = next)) : (kth = next));
       }
     }
     return this.matchesFrom(matchCount, bar);

@@ -21,11 +21,11 @@ export const AUTOCOMPLETE_FUZZY_THRESHOLD = 0.3;
 /** Translations match from this many characters of matchKey(q) (spec). */
 export const TRANSLATION_MIN_CHARS = 3;
 /**
- * Rule 3 compares scores rounded to 2 decimals: the trigram top-k cut keeps every row within half
- * a step (and a hair, for float4 → 6-digit rounding) below the limit-th best, so rows whose
- * rounded score ties it are all candidates.
+ * Rule 3 compares scores rounded to 2 decimals: the trigram top-k cut keeps every row down to the
+ * bottom of the limit-th best row's rounding interval (half a step below its rounded value, and a
+ * hair for the float4 → 6-digit conversion), so rows whose rounded score ties it are candidates.
  */
-const ROUNDED_TIE_MARGIN = 0.0051;
+const roundedTieFloor = (kth: number): number => roundScore(kth) - 0.0051;
 
 export interface AutocompleteQuery {
   /** q as sent (trimmed): scored with pg_trgm similarity. */
@@ -165,7 +165,7 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
   // scoring at least as much, at most prefixRows.length are taken already, so the index's top-k
   // cut (ties included) loses nothing.
   const { docs, scores } = rows.isOneRange
-    ? trigram.searchTop(query.q, AUTOCOMPLETE_FUZZY_THRESHOLD, query.limit, { rowStart, rowEnd, tieMargin: ROUNDED_TIE_MARGIN })
+    ? trigram.searchTop(query.q, AUTOCOMPLETE_FUZZY_THRESHOLD, query.limit, { rowStart, rowEnd, tieFloor: roundedTieFloor })
     : trigram.search(query.q, AUTOCOMPLETE_FUZZY_THRESHOLD, { rowStart, rowEnd });
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i]!;
