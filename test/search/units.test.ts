@@ -12,6 +12,7 @@ import {
   AUTOCOMPLETE_RULES, comparatorOf, MATCH_EXACT, MATCH_OTHER, MATCH_PREFIX, TopK, type AutocompleteCandidate,
 } from '../../runtime/engine/search/ranking.js';
 import { RowRanges } from '../../runtime/engine/search/row-filter.js';
+import { roundScore } from '../../runtime/text/trigram.js';
 import { fullDatasetSkip, prng, repoRoot } from './support.js';
 
 describe('haversine distance', () => {
@@ -114,7 +115,7 @@ describe('body cache', () => {
 });
 
 describe('ranking', () => {
-  const candidate = (id: number, match: number, score: number, population: number): AutocompleteCandidate => ({ row: id, id, match, score, field: 'name', population });
+  const candidate = (id: number, match: number, score: number, population: number): AutocompleteCandidate => ({ row: id, id, match, score, rankScore: roundScore(score), field: 'name', population });
 
   test('autocomplete rules: exact, starts-with, fuzzy score, population, id — in that order', () => {
     const compare = comparatorOf(AUTOCOMPLETE_RULES);
@@ -130,6 +131,18 @@ describe('ranking', () => {
     ];
     // Starts-with candidates ignore their score (population decides); fuzzy ones rank by score.
     assert.deepEqual(list.sort(compare).map((c) => c.id), [4, 2, 3, 7, 1, 6, 5]);
+  });
+
+  test('rule 3 compares the rounded match_score: equal served scores fall to population, then id', () => {
+    const compare = comparatorOf(AUTOCOMPLETE_RULES);
+    // q=Talaigua on the full dataset: Talas (0.3636…, 36,890 people) and Tacarigua (0.3571…,
+    // 69,636 people) are both served as 0.36, so the larger place comes first.
+    const talas = candidate(1, MATCH_OTHER, 0.363636, 36890);
+    const tacarigua = candidate(2, MATCH_OTHER, 0.357143, 69636);
+    assert.equal(talas.rankScore, tacarigua.rankScore);
+    assert.deepEqual([talas, tacarigua].sort(compare).map((c) => c.id), [2, 1]);
+    const sameEverything = candidate(3, MATCH_OTHER, 0.355, 69636);
+    assert.deepEqual([sameEverything, tacarigua].sort(compare).map((c) => c.id), [2, 3]);
   });
 
   test('top-k keeps the best items in rank order, stable for equal items', () => {

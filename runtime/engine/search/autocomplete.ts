@@ -11,6 +11,7 @@
 // higher score of its translation and trigram matches (ties: name, native, translation).
 import { PREFIX_FIELD_NATIVE } from '../../indexes/prefix-index.js';
 import { TRIGRAM_FIELD_NATIVE } from '../../indexes/trigram-index.js';
+import { roundScore } from '../../text/trigram.js';
 import type { EntityIndexes } from './context.js';
 import { AUTOCOMPLETE_RULES, comparatorOf, MATCH_EXACT, MATCH_OTHER, MATCH_PREFIX, TopK, type AutocompleteCandidate, type MatchedField } from './ranking.js';
 import type { RowRanges } from './row-filter.js';
@@ -19,6 +20,12 @@ import type { RowRanges } from './row-filter.js';
 export const AUTOCOMPLETE_FUZZY_THRESHOLD = 0.3;
 /** Translations match from this many characters of matchKey(q) (spec). */
 export const TRANSLATION_MIN_CHARS = 3;
+/**
+ * Rule 3 compares scores rounded to 2 decimals: the trigram top-k cut keeps every row down to the
+ * bottom of the limit-th best row's rounding interval (half a step below its rounded value, and a
+ * hair for the float4 → 6-digit conversion), so rows whose rounded score ties it are candidates.
+ */
+const roundedTieFloor = (kth: number): number => roundScore(kth) - 0.0051;
 
 export interface AutocompleteQuery {
   /** q as sent (trimmed): scored with pg_trgm similarity. */
@@ -113,12 +120,14 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
   }
 
   const top = new TopK<AutocompleteCandidate>(query.limit, compareAutocomplete, (c) => ({ ...c }));
-  const candidate: AutocompleteCandidate = { row: 0, id: 0, match: 0, score: 0, field: 'name', population: 0 };
-  const population = indexes.population;
+  const candidate: AutocompleteCandidate = { row: 0, id: 0, match: 0, score: 0, rankScore: 0, field: 'name', population: 0 };
+  const population = indexes.prominence;
   const offer = (row: number, match: number, score: number, field: number): void => {
     candidate.row = row;
     candidate.match = match;
     candidate.score = score;
+    // Only rule 3 reads it, and only for MATCH_OTHER rows (few): rounding elsewhere is wasted.
+    candidate.rankScore = match === MATCH_OTHER ? roundScore(score) : 0;
     candidate.field = FIELDS[field]!;
     candidate.population = population[row]!;
     candidate.id = indexes.idAt(row);
@@ -156,7 +165,7 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
   // scoring at least as much, at most prefixRows.length are taken already, so the index's top-k
   // cut (ties included) loses nothing.
   const { docs, scores } = rows.isOneRange
-    ? trigram.searchTop(query.q, AUTOCOMPLETE_FUZZY_THRESHOLD, query.limit, { rowStart, rowEnd })
+    ? trigram.searchTop(query.q, AUTOCOMPLETE_FUZZY_THRESHOLD, query.limit, { rowStart, rowEnd, tieFloor: roundedTieFloor })
     : trigram.search(query.q, AUTOCOMPLETE_FUZZY_THRESHOLD, { rowStart, rowEnd });
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i]!;

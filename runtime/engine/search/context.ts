@@ -4,7 +4,8 @@
 // The country/state filters use the shared code lookups (engine/countries.ts, engine/states.ts).
 import * as flatbuffers from 'flatbuffers';
 import { City, CityTable } from '../../format/generated/geoapi/fb.js';
-import { geoSection, prefixSection, prefixTranslationsSection, recordsSection, trigramSection } from '../../format/sections.js';
+import { geoSection, PROMINENCE_SECTION, prefixSection, prefixTranslationsSection, recordsSection, trigramSection } from '../../format/sections.js';
+import { openProminence } from '../../format/prominence.js';
 import { GeoIndex } from '../../indexes/geo-index.js';
 import { PrefixIndex } from '../../indexes/prefix-index.js';
 import { TrigramIndex } from '../../indexes/trigram-index.js';
@@ -23,8 +24,13 @@ export interface EntityIndexes {
   readonly prefix: PrefixIndex;
   readonly prefixTranslations: PrefixIndex;
   readonly trigram: TrigramIndex;
-  /** Population per row (-1 unknown), from relations. */
+  /** Population per row (-1 unknown), from relations: the dataset's value (filters, fuzzy). */
   readonly population: Float64Array;
+  /**
+   * Autocomplete's rule-4 value per row: `prominence.cities` when the snapshot has it (dataset
+   * population, else the matched GeoNames population), else `population`.
+   */
+  readonly prominence: Float64Array;
   readonly rowCount: number;
   idAt(row: number): number;
 }
@@ -48,6 +54,10 @@ export class SearchContext {
         prefixTranslations: PrefixIndex.from(store.section(prefixTranslationsSection(entity)), 0, prefixTranslationsSection(entity)),
         trigram: TrigramIndex.from(store.section(trigramSection(entity)), 0, trigramSection(entity)),
         population,
+        prominence:
+          entity === 'cities' && store.hasSection(PROMINENCE_SECTION)
+            ? openProminence(store.section(PROMINENCE_SECTION), table.count, PROMINENCE_SECTION).prominence
+            : population,
         rowCount: table.count,
         idAt: (row: number) => table.idAt(row),
       };

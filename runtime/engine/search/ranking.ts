@@ -55,8 +55,13 @@ export interface AutocompleteCandidate {
   match: number;
   /** Unrounded match score (see runtime/engine/search/README.md). */
   score: number;
+  /** The match_score the client sees (2 decimals): what rule 3 compares. */
+  rankScore: number;
   field: MatchedField;
-  /** -1 when unknown, so unknown populations rank last. */
+  /**
+   * Rule 4's value, the row's prominence: the dataset's population, else the matched GeoNames
+   * population (`prominence.cities`); -1 when unknown, so unknown populations rank last.
+   */
   population: number;
 }
 
@@ -64,8 +69,9 @@ export interface AutocompleteCandidate {
 export const AUTOCOMPLETE_RULES: readonly RankingRule<AutocompleteCandidate>[] = [
   { name: 'exactName', compare: (a, b) => (a.match === MATCH_EXACT ? 0 : 1) - (b.match === MATCH_EXACT ? 0 : 1) },
   { name: 'startsWith', compare: (a, b) => (a.match <= MATCH_PREFIX ? 0 : 1) - (b.match <= MATCH_PREFIX ? 0 : 1) },
-  // "closest remaining fuzzy match": the score orders only the candidates left after rules 1–2.
-  { name: 'fuzzyScore', compare: (a, b) => (a.match === MATCH_OTHER && b.match === MATCH_OTHER ? b.score - a.score : 0) },
+  // "closest remaining fuzzy match": the score orders only the candidates left after rules 1–2;
+  // it is the rounded match_score the client sees, so equal served scores fall to population.
+  { name: 'fuzzyScore', compare: (a, b) => (a.match === MATCH_OTHER && b.match === MATCH_OTHER ? b.rankScore - a.rankScore : 0) },
   { name: 'population', compare: (a, b) => b.population - a.population },
   { name: 'id', compare: (a, b) => a.id - b.id },
 ];
