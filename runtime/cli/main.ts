@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The `geoapi` command: dispatches to build, serve, start and keys. Exit codes: 0 ok, 1 failure
+// The `geoapi` command: dispatches to build, serve, start, keys and verify. Exit codes: 0 ok, 1 failure
 // (message on stderr), 2 bad usage.
+import { commandUsage, packageVersion, wantsHelp } from './help.js';
 import { UsageError, USAGE } from './usage.js';
 
 const print = (line: string): void => {
@@ -9,6 +10,12 @@ const print = (line: string): void => {
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
+  if (command !== undefined && command !== 'help' && !command.startsWith('-') && wantsHelp(args)) {
+    const help = commandUsage(command);
+    if (help === null) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    print(help);
+    return 0;
+  }
   switch (command) {
     case 'build': {
       const { runBuildCommand } = await import('../../build-index/cli.js');
@@ -26,6 +33,15 @@ async function run(argv: string[]): Promise<number> {
       const { runKeysCommand } = await import('./keys.js');
       return runKeysCommand(args, print);
     }
+    case 'verify': {
+      const { runVerifyCommand } = await import('./verify.js');
+      return runVerifyCommand(args, print);
+    }
+    case '--version':
+    case '-v':
+    case 'version':
+      print(packageVersion());
+      return 0;
     case undefined:
     case 'help':
     case '--help':

@@ -2,11 +2,11 @@
 // Builds the default snapshot when missing or stale, creates a development key file with one key
 // per plan when missing (printing the keys once), then serves on GEOAPI_PORT or 8080.
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { addKey, newKeyFile, writeKeyFile } from '../access/keys.js';
 import { PLAN_NAMES } from '../access/policy.js';
 import type { ServerOptions } from '../http/server.js';
-import { DEFAULT_SNAPSHOT_DIR, keysFileFrom } from './paths.js';
+import { dataHome, keysFileFrom } from './paths.js';
 import { serveOptionsFrom, serveUntilStopped } from './serve.js';
 
 type Print = (line: string) => void;
@@ -25,7 +25,9 @@ export function createDevelopmentKeys(file: string, now = new Date()): Map<strin
 }
 
 export async function runStartCommand(args: string[], print: Print, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const snapshotDir = env['GEOAPI_SNAPSHOT'] ?? DEFAULT_SNAPSHOT_DIR;
+  // Everything start creates lives in the data home (GEOAPI_HOME; see paths.ts), never inside node_modules.
+  const home = dataHome(env);
+  const snapshotDir = env['GEOAPI_SNAPSHOT'] ?? join(home, 'snapshots', 'default');
   if (env['GEOAPI_SNAPSHOT'] === undefined) {
     const { ensureDefaultSnapshot } = await import('../../build-index/default-snapshot.js');
     const started = Date.now();
@@ -45,6 +47,8 @@ export async function runStartCommand(args: string[], print: Print, env: NodeJS.
   }
 
   const options: ServerOptions = serveOptionsFrom(args, { ...env, GEOAPI_SNAPSHOT: snapshotDir, GEOAPI_KEYS: keysFile });
+  // Quota counts persist next to the keys (GEOAPI_QUOTA_STATE_FILE still wins).
+  if (env['GEOAPI_QUOTA_STATE_FILE'] === undefined) options.quotaOptions = { stateFile: resolve(home, 'quota-state.json'), ...options.quotaOptions };
   return serveUntilStopped(options, print, [
     'Try it:',
     `  curl -s -H "X-GEOAPI-KEY: ${exampleKey}" http://localhost:${options.port}/v1/countries/US`,

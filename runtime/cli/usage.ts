@@ -22,5 +22,10 @@ export const USAGE = `usage: geoapi <command> [options]
   keys list [--file <file>]  list keys (never the keys themselves: only their HMAC is stored)
   keys revoke <id> [--file <file>]
                              revoke a key (the server picks the change up within a second)
+  verify <snapshot-dir>      check every section file's SHA-256 against manifest.json;
+                             one line per section, exit code 0 when all match, else 1
+  --version                  print the version
+
+geoapi <command> --help prints that command's usage.
 
 The key file defaults to GEOAPI_KEYS, else data/keys.json in the package.`;
