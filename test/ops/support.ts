@@ -114,3 +114,55 @@ export function renderDeployNginxConf(listenPort: number, upstreamPort: number):
   }
   return rendered;
 }
+
+export interface StartedProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when stdout+stderr so far match `pattern`; rejects if the process exits first. */
+  waitFor(pattern: RegExp): Promise<void>;
+  /** Resolves when the process has exited and both its pipes closed (every writer to them is gone). */
+  closed: Promise<number | null>;
+}
+
+/** Spawns a long-running command with piped output (killed with SIGKILL if the test process exits first). */
+export function startProcess(command: string, args: string[], options: { env?: Record<string, string | undefined>; cwd?: string } = {}): StartedProcess {
+  const child = spawn(command, args, { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const waiters = new Set<() => void>();
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString('utf8');
+    for (const check of waiters) check();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  process.once('exit', () => child.kill('SIGKILL'));
+  let exitCode: number | null = null;
+  let exited = false;
+  const closed = new Promise<number | null>((resolve) => {
+    child.once('close', (code) => {
+      exited = true;
+      exitCode = code;
+      for (const check of waiters) check();
+      resolve(code);
+    });
+  });
+  return {
+    child,
+    output: () => output,
+    closed,
+    waitFor: (pattern) =>
+      new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (pattern.test(output)) {
+            waiters.delete(check);
+            resolve();
+          } else if (exited) {
+            waiters.delete(check);
+            reject(new Error(`process exited (${exitCode}) before printing ${pattern}:\n${output}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      }),
+  };
+}
