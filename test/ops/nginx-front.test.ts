@@ -108,4 +108,17 @@ describe('geoapi without a proxy (documents the HTTP library limits the front ex
     t.diagnostic(`geoapi's own answer to HTTP/1.0: ${answer === '[client timeout]' ? 'none (client gave up after 2 s)' : JSON.stringify(answer.slice(0, 40))}`);
     assert.ok(answer === '[client timeout]' || answer === '' || /^HTTP\/1\.[01] \d{3} /.test(answer), answer);
   });
+
+  test('49 header fields, or a header name with "_", sent straight to geoapi get no answer or a complete one', async (t) => {
+    const key = `X-GEOAPI-KEY: ${server.keys.business}`;
+    const cases: [string, string[]][] = [
+      ['49 header fields', ['Host: x', key, ...Array.from({ length: 46 }, (_, i) => `X-H-${i}: a`), 'Connection: close']],
+      ['a header named X_Trace', ['Host: x', key, 'X_Trace: 1', 'Connection: close']],
+    ];
+    for (const [what, headers] of cases) {
+      const answer = await server.raw(`GET /v1/countries/US HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`, 2000);
+      t.diagnostic(`geoapi's own answer to ${what}: ${answer === '[client timeout]' ? 'none (client gave up after 2 s)' : JSON.stringify(answer.slice(0, 40))}`);
+      assert.ok(answer === '[client timeout]' || answer === '' || /^HTTP\/1\.[01] \d{3} /.test(answer), answer);
+    }
+  });
 });
