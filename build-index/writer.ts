@@ -3,12 +3,16 @@
 // complete. A failed build removes its temporary directory and never touches the old snapshot;
 // a killed build leaves its temporary directory behind, removed by the next build.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { MANIFEST_FILE, type Manifest, type SectionEntry } from '../runtime/format/manifest.js';
 import { encodeSectionHeader } from '../runtime/format/section.js';
 import { sectionFileName } from '../runtime/format/sections.js';
 import { BuildError } from './diagnostics.js';
+
+/** Snapshot directories and files are readable by every user regardless of umask (they hold public data). */
+export const SNAPSHOT_DIR_MODE = 0o755;
+export const SNAPSHOT_FILE_MODE = 0o644;
 
 export type ManifestWithoutSections = Omit<Manifest, 'sections'>;
 
@@ -21,8 +25,9 @@ function writeSection(dir: string, name: string, payload: Uint8Array): SectionEn
   if (!/^[A-Za-z0-9][\w.-]{0,31}$/.test(name)) throw new BuildError(`section name "${name}": expected 1–32 characters of A–Z a–z 0–9 _ . - (it becomes a file name)`);
   const file = sectionFileName(name);
   const header = encodeSectionHeader(name, payload);
-  const fd = openSync(join(dir, file), 'w');
+  const fd = openSync(join(dir, file), 'w', SNAPSHOT_FILE_MODE);
   try {
+    fchmodSync(fd, SNAPSHOT_FILE_MODE);
     writeAll(fd, header);
     writeAll(fd, payload);
     fsyncSync(fd);
@@ -54,10 +59,13 @@ export function writeSnapshot(outDir: string, sections: Record<string, Uint8Arra
   removeStaleTempDirs(out);
   const temp = mkdtempSync(join(parent, `.${basename(out)}.building-${process.pid}-`));
   try {
+    // mkdtemp creates 0700; a snapshot is public data another user (the service account) reads.
+    chmodSync(temp, SNAPSHOT_DIR_MODE);
     const entries: Record<string, SectionEntry> = {};
     for (const name of Object.keys(sections).sort()) entries[name] = writeSection(temp, name, sections[name]!);
     const manifest: Manifest = { ...base, sections: entries };
-    writeFileSync(join(temp, MANIFEST_FILE), manifestJson(manifest));
+    writeFileSync(join(temp, MANIFEST_FILE), manifestJson(manifest), { mode: SNAPSHOT_FILE_MODE });
+    chmodSync(join(temp, MANIFEST_FILE), SNAPSHOT_FILE_MODE);
     swapIntoPlace(temp, out);
     return manifest;
   } finally {

@@ -5,7 +5,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import type { PlanName } from '../contract/index.js';
-import { PLAN_NAMES } from './policy.js';
+import { describeJsonError, PLAN_NAMES } from './policy.js';
 
 export const KEY_FILE_FORMAT = 'geoapi-keys';
 export const KEY_FILE_VERSION = 1;
@@ -57,7 +57,7 @@ export function parseKeyFile(text: string, source = '(text)'): KeyFile {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new KeyFileError(`keys file ${source} is not valid JSON: ${(error as Error).message}`);
+    throw new KeyFileError(`keys file ${source} is not valid JSON: ${describeJsonError(text, error)}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) fail(source, '(root)', 'an object', parsed);
   const root = parsed as Record<string, unknown>;

@@ -58,6 +58,13 @@ export interface Policy {
   source: Record<string, unknown>;
 }
 
+/** A JSON.parse error, put plainly for files of NUL bytes (a disk or copy accident), which JSON.parse shows as blanks. */
+export function describeJsonError(text: string, error: unknown): string {
+  if (text.length > 0 && /^\0+$/.test(text)) return `the file holds only NUL bytes (${text.length} of them; was it truncated or zero-filled by a crash or a bad copy?)`;
+  if (text.trim() === '') return 'the file is empty';
+  return (error as Error).message.replace(/\0/g, '\\0');
+}
+
 export class PolicyError extends Error {
   constructor(message: string) {
     super(message);
@@ -101,13 +108,25 @@ function stringListAt(value: unknown, where: string): string[] {
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** Parses and checks policy JSON text. `extraAliasHeaders` come from the environment. */
+/** Parses and checks policy JSON text. `extraAliasHeaders` come from the environment. Errors name `source` (the file). */
 export function parsePolicy(text: string, source = 'policy', extraAliasHeaders: readonly string[] = []): Policy {
+  try {
+    return parseCheckedPolicy(text, source, extraAliasHeaders);
+  } catch (error) {
+    // Field errors are raised deep in the checks without the file name; add it here, once.
+    if (error instanceof PolicyError && source !== 'policy' && !error.message.includes(source)) {
+      throw new PolicyError(error.message.replace(/^policy: /, `policy ${source}: `));
+    }
+    throw error;
+  }
+}
+
+function parseCheckedPolicy(text: string, source: string, extraAliasHeaders: readonly string[]): Policy {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new PolicyError(`policy: ${source} is not valid JSON: ${(error as Error).message}`);
+    throw new PolicyError(`policy: ${source} is not valid JSON: ${describeJsonError(text, error)}`);
   }
   const root = objectAt(parsed, '(root)');
   if (root['format'] !== POLICY_FORMAT) fail('format', JSON.stringify(POLICY_FORMAT), root['format']);

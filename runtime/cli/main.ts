@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The `geoapi` command: dispatches to build, serve, start and keys. Exit codes: 0 ok, 1 failure
-// (message on stderr), 2 bad usage. The only module that reads the environment: it hands
+// The `geoapi` command: dispatches to build, serve, start, keys and verify. Exit codes: 0 ok, 1
+// failure (message on stderr), 2 bad usage. The only module that reads the environment: it hands
 // process.env to the command, which reads it once into its configuration (runtime/config.ts).
 import type { Env } from '../config.js';
+import { commandUsage, packageVersion, wantsHelp } from './help.js';
 import { UsageError, USAGE } from './usage.js';
 
 const print = (line: string): void => {
@@ -11,6 +12,12 @@ const print = (line: string): void => {
 
 async function run(argv: string[], env: Env): Promise<number> {
   const [command, ...args] = argv;
+  if (command !== undefined && command !== 'help' && !command.startsWith('-') && wantsHelp(args)) {
+    const help = commandUsage(command);
+    if (help === null) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    print(help);
+    return 0;
+  }
   switch (command) {
     case 'build': {
       const { runBuildCommand } = await import('../../build-index/cli.js');
@@ -28,6 +35,15 @@ async function run(argv: string[], env: Env): Promise<number> {
       const { runKeysCommand } = await import('./keys.js');
       return runKeysCommand(args, print, env);
     }
+    case 'verify': {
+      const { runVerifyCommand } = await import('./verify.js');
+      return runVerifyCommand(args, print);
+    }
+    case '--version':
+    case '-v':
+    case 'version':
+      print(packageVersion());
+      return 0;
     case undefined:
     case 'help':
     case '--help':

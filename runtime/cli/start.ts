@@ -2,11 +2,11 @@
 // Builds the default snapshot when missing or stale, creates a development key file with one key
 // per plan when missing (printing the keys once), then serves on GEOAPI_PORT or 8080.
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { addKey, newKeyFile, writeKeyFile } from '../access/keys.js';
 import { PLAN_NAMES } from '../access/policy.js';
 import { configFrom, type Env } from '../config.js';
-import { DEFAULT_SNAPSHOT_DIR, keysFileFrom } from './paths.js';
+import { dataHome, keysFileFrom } from './paths.js';
 import { serveUntilStopped } from './serve.js';
 
 type Print = (line: string) => void;
@@ -25,7 +25,9 @@ export function createDevelopmentKeys(file: string, now = new Date()): Map<strin
 }
 
 export async function runStartCommand(args: string[], print: Print, env: Env): Promise<number> {
-  const snapshotDir = env['GEOAPI_SNAPSHOT'] ?? DEFAULT_SNAPSHOT_DIR;
+  // Everything start creates lives in the data home (GEOAPI_HOME; see paths.ts), never inside node_modules.
+  const home = dataHome(env);
+  const snapshotDir = env['GEOAPI_SNAPSHOT'] ?? join(home, 'snapshots', 'default');
   if (env['GEOAPI_SNAPSHOT'] === undefined) {
     const { ensureDefaultSnapshot } = await import('../../build-index/default-snapshot.js');
     const started = Date.now();
@@ -44,7 +46,9 @@ export async function runStartCommand(args: string[], print: Print, env: Env): P
     print(`Using the keys in ${keysFile} (geoapi keys list; geoapi keys add --plan <plan> for a new one).`);
   }
 
-  const config = configFrom(args, { ...env, GEOAPI_SNAPSHOT: snapshotDir, GEOAPI_KEYS: keysFile });
+  // Quota counts persist next to the keys (GEOAPI_QUOTA_STATE_FILE still wins).
+  const quotaStateFile = env['GEOAPI_QUOTA_STATE_FILE'] ?? resolve(home, 'quota-state.json');
+  const config = configFrom(args, { ...env, GEOAPI_SNAPSHOT: snapshotDir, GEOAPI_KEYS: keysFile, GEOAPI_QUOTA_STATE_FILE: quotaStateFile });
   return serveUntilStopped(config, print, [
     'Try it:',
     `  curl -s -H "X-GEOAPI-KEY: ${exampleKey}" http://localhost:${config.port}/v1/countries/US`,

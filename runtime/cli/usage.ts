@@ -8,8 +8,10 @@ export class UsageError extends Error {
 
 export const USAGE = `usage: geoapi <command> [options]
 
-  start                      build the default snapshot if needed, create data/keys.json with one
-                             development key per plan if missing, serve on port 8080 (GEOAPI_PORT)
+  start                      build the default snapshot if needed, create keys.json with one
+                             development key per plan if missing (in GEOAPI_HOME: default data/ in a
+                             checkout, ~/.local/share/geoapi when installed under node_modules),
+                             serve on port 8080 (GEOAPI_PORT)
   serve --snapshot <dir> --keys <file> [--port <n>] [--threads <n>] [--policy <file>] [--host <addr>]
                              serve a snapshot (env: GEOAPI_SNAPSHOT, GEOAPI_KEYS, GEOAPI_PORT,
                              GEOAPI_THREADS, GEOAPI_POLICY, GEOAPI_HOST)
@@ -23,5 +25,11 @@ export const USAGE = `usage: geoapi <command> [options]
   keys list [--file <file>]  list keys (never the keys themselves: only their HMAC is stored)
   keys revoke <id> [--file <file>]
                              revoke a key (the server picks the change up within a second)
+  verify <snapshot-dir>      check every section file's SHA-256 against manifest.json;
+                             one line per section, exit code 0 when all match, else 1
+  --version                  print the version
 
-The key file defaults to GEOAPI_KEYS, else data/keys.json in the package.`;
+geoapi <command> --help prints that command's usage.
+
+The key file defaults to GEOAPI_KEYS, else keys.json in the data home: GEOAPI_HOME, else data/ in a
+checkout, else ~/.local/share/geoapi (XDG_DATA_HOME) when installed under node_modules.`;

@@ -1,8 +1,10 @@
 // Binary section files: a fixed 64-byte header, then the payload.
 //   0  magic "GEOAPISN" (8 bytes)
 //   8  format version (u32)     12 header size (u32, = 64)
-//  16  payload bytes (u64)      24 payload CRC-32 (u32)     28 reserved (u32)
-//  32  section name (32 bytes ASCII, NUL padded)
+//  16  payload bytes (u64)      24 payload CRC-32 (u32)     28 reserved (u32, must be 0)
+//  32  section name (32 bytes ASCII, NUL padded; the padding must be 0)
+// The CRC covers only the payload, so the reader insists the reserved bytes and the padding are
+// zero: every header byte is then checked (a future use of them must bump the format version).
 // The payload is read into its own (Shared)ArrayBuffer at offset 0, so libraries that insist on
 // owning a whole buffer (kdbush) can use it as is. CRC-32 is checked at load (fast: ~15 ms for
 // 100 MB); the manifest also records SHA-256 for `geoapi verify` and for publishing.
@@ -57,8 +59,14 @@ export function decodeSectionHeader(header: Uint8Array, file: string): SectionHe
   if (headerBytes !== SECTION_HEADER_BYTES) throw new SnapshotFormatError(`${file}: header size: expected ${SECTION_HEADER_BYTES}, found ${headerBytes}`);
   const payloadBytes = Number(view.getBigUint64(16, true));
   const crc = view.getUint32(24, true);
+  const reserved = view.getUint32(28, true);
+  if (reserved !== 0) throw new SnapshotFormatError(`${file}: reserved header bytes 28–31: expected zeros, found 0x${hex(reserved)}`);
   const nameBytes = header.subarray(32, 32 + NAME_BYTES);
   const end = nameBytes.indexOf(0);
+  if (end >= 0) {
+    const stray = nameBytes.findIndex((byte, i) => i > end && byte !== 0);
+    if (stray >= 0) throw new SnapshotFormatError(`${file}: header byte ${32 + stray} (section name padding): expected zero, found 0x${nameBytes[stray]!.toString(16).padStart(2, '0')}`);
+  }
   const name = Buffer.from(nameBytes.buffer, nameBytes.byteOffset, end < 0 ? NAME_BYTES : end).toString('ascii');
   return { formatVersion, payloadBytes, crc32: crc, name };
 }

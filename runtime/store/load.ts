@@ -5,6 +5,7 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_FILE, MANIFEST_FORMAT, type Manifest } from '../format/manifest.js';
+import { missingSections } from './required-sections.js';
 import { SECTION_HEADER_BYTES, SNAPSHOT_FORMAT_VERSION, SnapshotFormatError, checkPayload, decodeSectionHeader } from '../format/section.js';
 
 export interface SnapshotBytes {
@@ -34,7 +35,9 @@ export function readManifest(dir: string): Manifest {
     throw new SnapshotFormatError(`${file}: expected format "${MANIFEST_FORMAT}", found ${JSON.stringify((manifest as { format?: unknown } | null)?.format)}`);
   }
   if (manifest.formatVersion !== SNAPSHOT_FORMAT_VERSION) {
-    throw new SnapshotFormatError(`${file}: snapshot format version mismatch: expected ${SNAPSHOT_FORMAT_VERSION}, found ${manifest.formatVersion} (rebuild with this version's \`geoapi build\`)`);
+    // JSON.stringify so a string "1" does not read as "expected 1, found 1".
+    const found = typeof manifest.formatVersion === 'number' ? String(manifest.formatVersion) : `${JSON.stringify(manifest.formatVersion) ?? 'nothing'} (${manifest.formatVersion === undefined ? 'absent' : `a ${manifest.formatVersion === null ? 'null' : typeof manifest.formatVersion}, not a number`})`;
+    throw new SnapshotFormatError(`${file}: snapshot format version mismatch: expected ${SNAPSHOT_FORMAT_VERSION}, found ${found} (rebuild with this version's \`geoapi build\`)`);
   }
   if (!manifest.sections || typeof manifest.sections !== 'object' || !manifest.recordCounts) {
     throw new SnapshotFormatError(`${file}: expected "sections" and "recordCounts" objects`);
@@ -65,7 +68,9 @@ function loadSection(dir: string, name: string, entry: Manifest['sections'][stri
     throw new SnapshotFormatError(`${file}: ${code === 'ENOENT' ? `missing section "${name}" (listed in manifest.json)` : `cannot read section "${name}": ${code ?? String(err)}`}`);
   }
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw new SnapshotFormatError(`${file}: section "${name}": expected a section file, found a directory`);
+    const size = stat.size;
     if (size !== entry.bytes) {
       throw new SnapshotFormatError(`${file}: ${size < entry.bytes ? 'truncated' : 'wrong size for'} section "${name}": expected ${entry.bytes} bytes (manifest.json), found ${size}`);
     }
@@ -86,9 +91,20 @@ function loadSection(dir: string, name: string, entry: Manifest['sections'][stri
   }
 }
 
+/** Throws when the manifest omits sections the server reads, naming all of them. */
+export function checkRequiredSections(dir: string, manifest: Manifest): void {
+  const missing = missingSections(Object.keys(manifest.sections));
+  if (missing.length === 0) return;
+  const names = missing.map((name) => JSON.stringify(name)).join(', ');
+  throw new SnapshotFormatError(
+    `${join(dir, MANIFEST_FILE)}: missing section${missing.length === 1 ? '' : 's'} ${names}: the server needs ${missing.length === 1 ? 'it' : 'them'} (rebuild the snapshot with \`geoapi build\`)`,
+  );
+}
+
 /** `only`: read just the sections it accepts (e.g. records for a diff), the others stay on disk. */
 export function loadSnapshotBytes(dir: string, only?: (section: string) => boolean): SnapshotBytes {
   const manifest = readManifest(dir);
+  checkRequiredSections(dir, manifest);
   const sections: Record<string, SharedArrayBuffer> = {};
   for (const [name, entry] of Object.entries(manifest.sections)) if (!only || only(name)) sections[name] = loadSection(dir, name, entry);
   return { dir, manifest, sections };

@@ -3,9 +3,10 @@
 // goes to a temporary file that is fsynced and renamed over the old one, so a crash leaves either
 // the previous or the new state, never a torn file. A SIGKILL therefore loses at most the
 // requests counted since the last completed write: at most one interval plus one write's time.
-import { promises as fsp, readFileSync, renameSync } from 'node:fs';
+import { mkdirSync, promises as fsp, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import type { CounterEntry, CounterTable } from './counter-table.js';
+import { StateFileLock } from './state-lock.js';
 import { ThrottledLog } from './throttled-log.js';
 import { dayIdFromLabel, dayLabel, monthIdFromLabel, monthIdOf, monthLabel } from './windows.js';
 
@@ -66,6 +67,7 @@ export class QuotaStateFile {
   private readonly now: () => Date;
   private readonly log: (message: string) => void;
   private readonly writeErrors: ThrottledLog;
+  private readonly lock: StateFileLock;
 
   constructor(
     readonly filePath: string,
@@ -75,13 +77,17 @@ export class QuotaStateFile {
     this.now = options.now ?? (() => new Date());
     this.log = options.log ?? ((message) => console.error(message));
     this.writeErrors = new ThrottledLog(60_000, this.log);
+    this.lock = new StateFileLock(filePath, this.log);
   }
 
   /**
    * Restores the counts of the current month (older buckets are dropped). A missing file is a
    * first start; an unreadable one is moved aside (`.corrupt-<time>`) and counting starts over.
+   * Takes the state file's lock first: throws StateFileLockedError when another live server holds it.
    */
   load(): number {
+    mkdirSync(path.dirname(this.filePath), { recursive: true });
+    this.lock.acquire();
     let text: string;
     try {
       text = readFileSync(this.filePath, 'utf8');
@@ -129,7 +135,11 @@ export class QuotaStateFile {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.flush();
+    try {
+      await this.flush();
+    } finally {
+      this.lock.release();
+    }
   }
 
   private async write(generation: number): Promise<void> {
