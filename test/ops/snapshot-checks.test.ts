@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { SNAPSHOT_FORMAT_VERSION } from '../../runtime/format/section.js';
 import { loadStore, REQUIRED_SECTIONS } from '../../runtime/store/index.js';
 import { startTestServer } from '../support/server.js';
 import { buildFixtureSnapshot, fixtureSnapshot, runCli } from './support.js';
@@ -48,12 +49,13 @@ test('a non-zero byte in the section name padding is refused', () => {
   assert.throws(() => loadStore(dir), /relations\.bin: header byte 63 \(section name padding\): expected zero, found 0x41/);
 });
 
-test('a string formatVersion in the manifest says it found a string, not "expected 1, found 1"', () => {
+test('a string formatVersion in the manifest says it found a string, not "expected 2, found 2"', () => {
   const dir = buildFixtureSnapshot();
   const manifest = manifestOf(dir);
-  manifest.formatVersion = '1';
+  manifest.formatVersion = String(SNAPSHOT_FORMAT_VERSION);
   writeManifest(dir, manifest);
-  assert.throws(() => loadStore(dir), /manifest\.json: snapshot format version mismatch: expected 1, found "1" \(a string, not a number\)/);
+  const expected = new RegExp(`manifest\\.json: snapshot format version mismatch: expected ${SNAPSHOT_FORMAT_VERSION}, found "${SNAPSHOT_FORMAT_VERSION}" \\(a string, not a number\\)`);
+  assert.throws(() => loadStore(dir), expected);
 });
 
 test('a directory in place of a section file is named as such', () => {
