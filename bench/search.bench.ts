@@ -40,7 +40,7 @@ import { cityCodec } from '../runtime/store/codecs.js';
 import { loadStore } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/types.js';
 import { matchKey } from '../runtime/text/normalise.js';
-import { bruteAutocomplete, bruteFuzzy, bruteNearby, placesOf, type Places } from '../test/search/oracles.js';
+import { bruteAutocomplete, bruteFuzzy, bruteNearby, placesOf, type Places } from '../test/routes/search/oracles.js';
 import { prng } from '../test/support/random.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');

@@ -3,7 +3,7 @@
 // so a 401 or a gate 403 never counts (the spec: "A 401 or 429 does not count"; whether a 429
 // counts is the gate's own logic).
 //
-// Plugging in (helper H4): a quota module exports
+// Plugging in: a quota module exports
 //   createQuotaShared?(policy: Policy): unknown            — main thread, once; the value (e.g. a
 //                                                           SharedArrayBuffer) is posted to workers
 //   createQuotaGate(init: QuotaGateInit): QuotaGate       — in each worker thread

@@ -12,7 +12,7 @@ import {
   serializeObject,
   sortableNames,
 } from '../../runtime/engine/fields.js';
-import { fixtureSnapshot } from '../reference/support/snapshots.js';
+import { fixtureSnapshot } from '../support/snapshots.js';
 
 describe('field tiers', () => {
   it('gives Basic cities only id and name', () => {
