@@ -221,7 +221,7 @@ async function runHttpPart(snapshotDir: string, deepCursor: string): Promise<voi
     console.log(`\nover HTTP: skipped (test server harness unavailable: ${error instanceof Error ? error.message : String(error)})`);
     return;
   }
-  const operationsModule = fileURLToPath(new URL('../test/postcodes/operations.js', import.meta.url));
+  const operationsModule = fileURLToPath(new URL('../test/routes/postcodes/operations.js', import.meta.url));
   const env = { GEOAPI_CURSOR_SECRET: 'bench-secret' };
   const cached = await startTestServer({ snapshotDir, operationsModule, env });
   const uncached = await startTestServer({ snapshotDir, operationsModule, env: { ...env, GEOAPI_POSTCODE_CACHE_ENTRIES: '0' } });

@@ -27,7 +27,7 @@ import { addKey, newKeyFile, writeKeyFile } from '../runtime/access/keys.js';
 import { DEFAULT_POLICY_FILE } from '../runtime/access/policy.js';
 import { RedisQuotaCounter, type RedisBatchMode } from '../runtime/access/quota/redis-counter.js';
 import { windowsAt } from '../runtime/access/quota/windows.js';
-import { startTestRedis, type TestRedis } from '../test/quota/fixtures/redis-server.js';
+import { startTestRedis, type TestRedis } from '../test/access/quota/fixtures/redis-server.js';
 
 const CLI = fileURLToPath(new URL('../runtime/cli/main.js', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,7 +1,7 @@
 // Search benchmark on the full dataset (../shared/data/csc): in-process p50/p99 of the three search
 // operations (the operation handler: parameters, engine, decoding, JSON; response cache cleared
 // before every call), against two baselines answering the same queries in the same run:
-//   (a) brute force in this process: scanning every city (test/search/oracles.ts, the oracles the
+//   (a) brute force in this process: scanning every city (test/routes/search/oracles.ts, the oracles the
 //       tests check the engine against; trigrams and coordinates precomputed);
 //   (b) PostgreSQL 15 on the same cities: fuzzy with pg_trgm `%` + similarity() and GIN trigram
 //       indexes; nearby with a GiST index on point(lng, lat), a bounding-box prefilter and the
@@ -42,7 +42,7 @@ import { cityCodec } from '../runtime/store/codecs.js';
 import { loadStore } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/types.js';
 import { matchKey } from '../runtime/text/normalise.js';
-import { bruteAutocomplete, bruteFuzzy, bruteNearby, placesOf, type Places } from '../test/search/oracles.js';
+import { bruteAutocomplete, bruteFuzzy, bruteNearby, placesOf, type Places } from '../test/routes/search/oracles.js';
 import { prng } from '../test/support/random.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');

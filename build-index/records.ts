@@ -1,4 +1,4 @@
-// Encodes each entity's records, in row order, as one FlatBuffers table (schemas/geoapi.fbs),
+// Encodes each entity's records, in row order, as one FlatBuffers table (schemas/snapshot/geoapi.fbs),
 // and its ids section (layout: runtime/format/sections.ts).
 // Low-cardinality strings (codes, types, timezones, sources) are shared within a table.
 import * as flatbuffers from 'flatbuffers';

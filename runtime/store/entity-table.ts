@@ -70,7 +70,7 @@ export class FlatEntityTable<R, C extends RowCursor> implements EntityTable<R> {
     private readonly codec: TableCodec<R, C>,
   ) {
     this.bb = new RecordByteBuffer(new Uint8Array(records));
-    // Every root table is `{ rows: [Row] }` (field 0), see schemas/geoapi.fbs.
+    // Every root table is `{ rows: [Row] }` (field 0), see schemas/snapshot/geoapi.fbs.
     const root = this.bb.readInt32(0);
     const field = this.bb.__offset(root, 4);
     this.vectorStart = field ? this.bb.__vector(root + field) : 0;

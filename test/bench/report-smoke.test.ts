@@ -3,7 +3,7 @@
 // must keep working, so that `npm run bench:report` does not rot between full runs.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -35,9 +35,14 @@ describe('bench:report --smoke', () => {
     assert.equal(report.includes('PostgreSQL: not run'), !withPostgres, stderr);
   });
 
-  it('writes every section of the report', () => {
-    for (const heading of SECTIONS) assert.ok(report.includes(`\n${heading}\n`), `missing section ${heading}`);
-    assert.ok(existsSync(out));
+  it('writes every section of the report, in order, none of them empty', () => {
+    const starts = SECTIONS.map((heading) => report.indexOf(`\n${heading}\n`));
+    SECTIONS.forEach((heading, i) => {
+      assert.ok(starts[i]! >= 0, `missing section ${heading}`);
+      if (i > 0) assert.ok(starts[i]! > starts[i - 1]!, `section ${heading} comes before ${SECTIONS[i - 1]}`);
+      const body = report.slice(starts[i]! + heading.length + 2, i + 1 < SECTIONS.length ? starts[i + 1]! : report.length);
+      assert.ok(body.trim().length > 0, `section ${heading} is empty`);
+    });
   });
 
   it('measures every operation and the mix for every system', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CITY_FIELDS, COUNTRY_FIELDS, REGION_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
 import { makeProjection, projectObject, projectionFor, serializeList, serializeObject, sortableNames } from '../../runtime/render/projection.js';
-import { fixtureSnapshot } from '../reference/support/snapshots.js';
+import { fixtureSnapshot } from '../support/snapshots.js';
 
 describe('field tiers', () => {
   it('gives Basic cities only id and name', () => {

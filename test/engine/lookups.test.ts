@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { countryRowByIso2, countryRowsOfSubregion, resolveCountryRow } from '../../runtime/engine/countries.js';
 import { stateRowByIso3166, stateRowInCountry } from '../../runtime/engine/states.js';
 import type { Store } from '../../runtime/store/types.js';
-import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../reference/support/snapshots.js';
+import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../support/snapshots.js';
 
 function bruteCountry(store: Store, ciso: string): number {
   for (let row = 0; row < store.countries.count; row++) {

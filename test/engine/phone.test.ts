@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { countryRowByIso2 } from '../../runtime/engine/countries.js';
 import { NANP_AREA_CODES, mainCountryOfCallingCode, parsePhoneDigits, phoneEntries, phoneEntriesByCode, phoneEntryOfRow } from '../../runtime/engine/phone.js';
-import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../reference/support/snapshots.js';
+import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../support/snapshots.js';
 
 const NOW = new Date('2025-03-01T00:00:00Z');
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { countryZone, formatOffset, timezoneInfo } from '../../runtime/engine/timezone.js';
 import { countryRowByIso2 } from '../../runtime/engine/countries.js';
-import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../reference/support/snapshots.js';
+import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../support/snapshots.js';
 
 const WINTER = new Date('2025-01-15T12:00:00Z');
 const SUMMER = new Date('2025-07-15T12:00:00Z');

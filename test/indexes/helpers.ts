@@ -5,8 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 export { prng } from '../support/random.js';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const fullDataRoot = path.resolve(repoRoot, '../shared/data/csc');
+import { fullSource as fullDataRoot, repoRoot } from '../support/paths.js';
+export { repoRoot };
 
 
 export function pick<T>(random: () => number, items: readonly T[]): T {

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { buildSnapshot } from '../../build-index/build.js';
 import { SnapshotFormatError } from '../../runtime/format/section.js';
 import { loadSnapshotBytes, loadStore, openStore } from '../../runtime/store/index.js';
-import { fixtureDir, tempDir } from '../build/support.js';
+import { fixtureDir, tempDir } from '../build-index/support.js';
 
 let pristine: string;
 let work: { dir: string; cleanup: () => void };

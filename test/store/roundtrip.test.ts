@@ -8,7 +8,7 @@ import { StringTable } from '../../runtime/indexes/string-table.js';
 import { loadStore } from '../../runtime/store/index.js';
 import type { EntityTable, Store } from '../../runtime/store/types.js';
 import { matchKey, postcodeKey } from '../../runtime/text/normalise.js';
-import { fixtureDir, fullDatasetDir, fullDatasetSkip, requireFullDataset, tempDir } from '../build/support.js';
+import { fixtureDir, fullDatasetDir, fullDatasetSkip, requireFullDataset, tempDir } from '../build-index/support.js';
 
 function buildAndLoad(source: string): { loaded: LoadedSource; store: Store; summary: string; cleanup: () => void } {
   const { dir, cleanup } = tempDir();

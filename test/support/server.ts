@@ -46,7 +46,10 @@ import type { UwsBuild } from '../../runtime/http/uws.js';
 import type { ChildOptions } from './server-child.js';
 import type { PlanName } from '../../runtime/contract/index.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+import { repoRoot } from './paths.js';
+
+/** The repository root (test/support/paths.ts). */
+export const REPO_ROOT = repoRoot;
 const CHILD = fileURLToPath(new URL('./server-child.js', import.meta.url));
 
 export interface ExtraKey {

@@ -1,6 +1,6 @@
 // Ranking as data: an ordered list of named rules (Meilisearch style). Two candidates are
 // compared by the first rule that tells them apart; later rules only break ties of earlier ones.
-// The same lists drive the engine and the brute-force oracles in test/search, so "the five rules"
+// The same lists drive the engine and the brute-force oracles in test/routes/search, so "the five rules"
 // are written down once.
 
 export interface RankingRule<C> {

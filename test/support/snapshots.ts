@@ -1,0 +1,77 @@
+// Snapshots for tests. The fixture dataset is built once per test process; the full
+// dataset (../shared/data/csc) once per machine into /tmp/geoapi-test-full-snapshot/<stamp>, shared
+// by every test file and run: <stamp> hashes the source files' names, sizes and mtimes and the
+// compiled build-index code, so a changed dataset or builder gets a fresh build (a manifest's
+// dataVersion is only known after building, so it cannot be the key). A missing full dataset
+// skips those tests locally and fails them when CI=true.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { buildSnapshot } from '../../build-index/build.js';
+import { loadStore } from '../../runtime/store/index.js';
+import type { Store } from '../../runtime/store/types.js';
+import { fixtureSource, fullDatasetPresent, fullSource, repoRoot } from './paths.js';
+
+export { fixtureSource, fullDatasetPresent, fullDatasetSkip, fullSource } from './paths.js';
+const FULL_CACHE_ROOT = join(tmpdir(), 'geoapi-test-full-snapshot');
+
+let fixture: { dir: string; store: Store } | null = null;
+
+/** The fixture snapshot (built on first use in this process). */
+export function fixtureSnapshot(): { dir: string; store: Store } {
+  if (!fixture) {
+    const dir = mkdtempSync(join(tmpdir(), 'geoapi-fixture-'));
+    const out = join(dir, 'snapshot');
+    buildSnapshot({ source: fixtureSource, out });
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    fixture = { dir: out, store: loadStore(out) };
+  }
+  return fixture;
+}
+
+function listFiles(dir: string, out: string[] = []): string[] {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) listFiles(path, out);
+    else out.push(path);
+  }
+  return out;
+}
+
+function stamp(): string {
+  const hash = createHash('sha256');
+  for (const file of listFiles(join(fullSource, 'contributions'))) {
+    const s = statSync(file);
+    hash.update(`${file}\0${s.size}\0${s.mtimeMs}\n`);
+  }
+  for (const file of listFiles(join(repoRoot, 'dist/build-index')).filter((f) => f.endsWith('.js'))) hash.update(readFileSync(file));
+  for (const file of listFiles(join(repoRoot, 'dist/runtime/format')).filter((f) => f.endsWith('.js'))) hash.update(readFileSync(file));
+  return hash.digest('hex').slice(0, 16);
+}
+
+let full: { dir: string; store: Store } | null = null;
+
+/** The full-dataset snapshot; throws (test failure) when the dataset is absent. */
+export function fullSnapshot(): { dir: string; store: Store } {
+  if (full) return full;
+  if (!fullDatasetPresent()) throw new Error(`full dataset expected at ${fullSource}, found nothing (CI=${process.env.CI ?? ''})`);
+  const dir = join(FULL_CACHE_ROOT, stamp());
+  if (!existsSync(join(dir, 'manifest.json'))) {
+    mkdirSync(FULL_CACHE_ROOT, { recursive: true });
+    const work = mkdtempSync(join(FULL_CACHE_ROOT, 'building-'));
+    try {
+      buildSnapshot({ source: fullSource, out: join(work, 'snapshot') });
+      try {
+        renameSync(join(work, 'snapshot'), dir);
+      } catch (err) {
+        // Another test process finished the same build first: use theirs.
+        if (!existsSync(join(dir, 'manifest.json'))) throw err;
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  full = { dir, store: loadStore(dir) };
+  return full;
+}
