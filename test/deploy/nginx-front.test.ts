@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { freePort, rawRequest, startTestServer, type TestServer } from '../support/server.js';
-import { fixtureSnapshot, nginxMissing, renderDeployNginxConf, startNginx, type RunningNginx } from './support.js';
+import { fixtureSnapshot, nginxMissing, renderDeployNginxConf, startNginx, type RunningNginx } from '../cli/support.js';
 
 const reason = nginxMissing();
 if (reason && process.env['CI'] === 'true') test('the nginx front needs nginx under CI', () => assert.fail(reason));

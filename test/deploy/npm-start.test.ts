@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { freePort, request } from '../support/server.js';
-import { fixtureSnapshot, startProcess, tempDir } from './support.js';
+import { fixtureSnapshot, startProcess, tempDir } from '../cli/support.js';
 
 test('npm start stopped with SIGTERM stops the server (it drains and its port closes)', async () => {
   const home = tempDir();

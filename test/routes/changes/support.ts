@@ -2,7 +2,7 @@
 // written into a temp dir (unchanged files are symlinked, not copied: the full dataset is large).
 import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSnapshot, type BuildResult } from '../../build-index/build.js';
+import { buildSnapshot, type BuildResult } from '../../../build-index/build.js';
 
 export type Rows = Record<string, any>[];
 

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { QuotaStateFile } from '../../runtime/access/quota/state-file.js';
-import { CounterTable } from '../../runtime/access/quota/counter-table.js';
-import { startTestServer } from '../support/server.js';
-import { fixtureSnapshot, tempDir } from './support.js';
+import { QuotaStateFile } from '../../../runtime/access/quota/state-file.js';
+import { CounterTable } from '../../../runtime/access/quota/counter-table.js';
+import { startTestServer } from '../../support/server.js';
+import { fixtureSnapshot, tempDir } from '../../cli/support.js';
 
 test('a second server on the same quota state file refuses to start, naming the file and the first server', async () => {
   const stateFile = join(tempDir(), 'quota-state.json');

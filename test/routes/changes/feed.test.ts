@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
-import { ChangeLog } from '../../runtime/format/change-log.js';
-import { CHANGES_SECTION } from '../../runtime/format/sections.js';
-import { loadStore } from '../../runtime/store/index.js';
-import type { PlanName } from '../../runtime/contract/index.js';
-import { fixtureDir, repoRoot, runBuildCli, tempDir } from '../build/support.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { ChangeLog } from '../../../runtime/format/change-log.js';
+import { CHANGES_SECTION } from '../../../runtime/format/sections.js';
+import { loadStore } from '../../../runtime/store/index.js';
+import type { PlanName } from '../../../runtime/contract/index.js';
+import { fixtureDir, repoRoot, runBuildCli, tempDir } from '../../build-index/support.js';
+import { startTestServer, type TestServer } from '../../support/server.js';
 import { buildAt, editedCopy, type Rows } from './support.js';
 
 const SECRET = 'change-feed-test-secret';
@@ -234,7 +234,7 @@ describe('GET /v1/changes', () => {
     await fails(`?next_page_token=${token.slice(0, -2)}xx`, 400, 'cursor is invalid or has been tampered with.');
     await fails('?next_page_token=abc', 400, 'cursor is invalid or has been tampered with.');
     // A token of version B's snapshot, signed with the same secret, on the server holding C.
-    const { ChangeTokenCodec } = await import('../../runtime/routes/changes/token.js');
+    const { ChangeTokenCodec } = await import('../../../runtime/routes/changes/token.js');
     const codec = new ChangeTokenCodec({ current: Buffer.from(SECRET), previous: [], ephemeral: false });
     const filters = { startMs: null, placeType: null, countryCode: null, changeType: null };
     const foreign = codec.encode({ dataVersion: versions.b, filters, lastIndex: 1, issuedAtMs: Date.parse(NOW) });

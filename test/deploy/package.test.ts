@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { freePort, REPO_ROOT, request } from '../support/server.js';
-import { fixtureSnapshot, startProcess, tempDir } from './support.js';
+import { fixtureSnapshot, startProcess, tempDir } from '../cli/support.js';
 
 function npm(args: string[], cwd = REPO_ROOT): string {
   const result = spawnSync('npm', args, { cwd, encoding: 'utf8' });

@@ -9,10 +9,10 @@ import { test } from 'node:test';
 import { ChangeLog } from '../../runtime/format/change-log.js';
 import { CHANGES_SECTION } from '../../runtime/format/sections.js';
 import { loadStore } from '../../runtime/store/index.js';
-import { fullSnapshot, fullSource, fullDatasetSkip } from '../reference/support/snapshots.js';
-import { tempDir } from '../build/support.js';
+import { fullSnapshot, fullSource, fullDatasetSkip } from '../support/snapshots.js';
+import { tempDir } from './support.js';
 import { prng } from '../support/random.js';
-import { buildAt, editedCopy, type Rows } from './support.js';
+import { buildAt, editedCopy, type Rows } from '../routes/changes/support.js';
 
 const EDITS = 1000;
 

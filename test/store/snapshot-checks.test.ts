@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { SNAPSHOT_FORMAT_VERSION } from '../../runtime/format/section.js';
 import { loadStore, REQUIRED_SECTIONS } from '../../runtime/store/index.js';
 import { startTestServer } from '../support/server.js';
-import { buildFixtureSnapshot, fixtureSnapshot, runCli } from './support.js';
+import { buildFixtureSnapshot, fixtureSnapshot, runCli } from '../cli/support.js';
 
 type ManifestJson = { formatVersion: unknown; sections: Record<string, { file: string; bytes: number; sha256: string }> };
 const manifestOf = (dir: string): ManifestJson => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
