@@ -237,8 +237,8 @@ async function runHttpPart(snapshotDir: string, deepCursor: string): Promise<voi
     const results = new Map<string, LoadResult>();
     for (const [server, label] of [[uncached, 'cache off (MISS)'], [cached, 'cache on (HIT)']] as const) {
       for (const [name, path] of cases) {
-        await load(server.url, server.keys.supporter, [path], 300);
-        const result = await load(server.url, server.keys.supporter, [path], 2000);
+        await load(server.url, server.keys.supporter!, [path], 300);
+        const result = await load(server.url, server.keys.supporter!, [path], 2000);
         results.set(`${name}, ${label}`, result);
         console.log(`${`${name}, ${label}`.padEnd(32)} ${result.perSecond.toFixed(0).padStart(9)} ${result.medianUs.toFixed(0).padStart(10)} ${result.p99Us.toFixed(0).padStart(10)}`);
       }

@@ -5,6 +5,8 @@ import type { FeatureRequirement, Policy } from './policy.js';
 /** The Caller for a key of `plan` (one frozen object per key, built when keys load). */
 export function callerFor(keyId: string, plan: PlanName, policy: Policy): Caller {
   const planPolicy = policy.plans[plan];
+  // Key files are checked against the policy when loaded; a plan missing here is a bug, not input.
+  if (planPolicy === undefined) throw new Error(`key ${keyId}: plan ${JSON.stringify(plan)} is not in the policy`);
   return Object.freeze({
     keyId,
     plan,

@@ -169,7 +169,7 @@ function parseCheckedPolicy(text: string, source: string, extraAliasHeaders: rea
 
   const requirement = (feature: string, planValue: unknown, where: string): FeatureRequirement => {
     const minPlan = planNameAt(planValue, where);
-    return { feature, minPlan, minRank: plans[minPlan].rank };
+    return { feature, minPlan, minRank: plans[minPlan]!.rank };
   };
 
   const features = new Map<string, FeatureRequirement>();

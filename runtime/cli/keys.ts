@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { addKey, keyStatus, newKeyFile, parseExpiry, readKeyFile, revokeKey, writeKeyFile, type KeyFile } from '../access/keys.js';
 import { PLAN_NAMES } from '../access/policy.js';
 import type { PlanName } from '../contract/index.js';
-import type { Env } from '../config.js';
+import type { Env } from './config.js';
 import { keysFileFrom } from './paths.js';
 import { UsageError } from './usage.js';
 

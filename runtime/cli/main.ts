@@ -2,7 +2,7 @@
 // The `geoapi` command: dispatches to build, serve, start, keys and verify. Exit codes: 0 ok, 1
 // failure (message on stderr), 2 bad usage. The only module that reads the environment: it hands
 // process.env to the command, which reads it once into its configuration (runtime/config.ts).
-import type { Env } from '../config.js';
+import type { Env } from './config.js';
 import { commandUsage, packageVersion, wantsHelp } from './help.js';
 import { UsageError, USAGE } from './usage.js';
 

@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Env } from '../config.js';
+import type { Env } from './config.js';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const DEFAULT_KEYS_FILE = fileURLToPath(new URL('../../../data/keys.json', import.meta.url));

@@ -1,6 +1,6 @@
 // `geoapi serve`: runs the server until SIGTERM/SIGINT, then drains and exits 0.
 // SIGHUP re-reads the key file and the policy at once (they are also watched).
-import { configFrom, describeConfig, type Env, type GeoapiConfig } from '../config.js';
+import { configFrom, describeConfig, type Env, type GeoapiConfig } from './config.js';
 import { startServer, type RunningServer } from '../http/server.js';
 import { describeBuild } from '../http/uws.js';
 

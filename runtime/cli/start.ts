@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { addKey, newKeyFile, writeKeyFile } from '../access/keys.js';
 import { PLAN_NAMES } from '../access/policy.js';
-import { configFrom, type Env } from '../config.js';
+import { configFrom, type Env } from './config.js';
 import { dataHome, keysFileFrom } from './paths.js';
 import { serveUntilStopped } from './serve.js';
 

@@ -13,7 +13,7 @@ import { readKeyFile } from '../access/keys.js';
 import { parsePolicy, readPolicyText, type Policy } from '../access/policy.js';
 import { createQuotaShared, stopQuotaShared, type QuotaShared } from '../access/quota/index.js';
 import type { QuotaMode } from '../access/quota/options.js';
-import type { GeoapiConfig } from '../config.js';
+import type { GeoapiConfig } from './config.js';
 import { loadSnapshotBytes, type SnapshotBytes } from '../store/load.js';
 import type { MainToWorker, OperationsModule, StoreSummary, WorkerInit, WorkerToMain } from './protocol.js';
 import { loadUws, type UwsBuild } from './uws.js';

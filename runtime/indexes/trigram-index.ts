@@ -358,7 +358,7 @@ export class TrigramIndex {
     for (let list = 0; list < listCount; list++) {
       for (let p = this.listStarts[list]!, end = this.listEnds[list]!; p < end; p++) {
         const doc = postings[p]!;
-        if (counters[doc]++ === 0) touched[touchedCount++] = doc;
+        if (counters[doc]!++ === 0) touched[touchedCount++] = doc;
       }
     }
     let matchCount = 0;

@@ -13,7 +13,7 @@ const edited = (edit: (p: Record<string, any>) => void): string => {
 
 describe('data/policy.json', () => {
   it('ranks plans for gates and gives each its field tiers', () => {
-    const table = Object.fromEntries(PLAN_NAMES.map((plan) => [plan, [policy.plans[plan].rank, policy.plans[plan].tier, policy.plans[plan].countryTier]]));
+    const table = Object.fromEntries(PLAN_NAMES.map((plan) => [plan, [policy.plans[plan]!.rank, policy.plans[plan]!.tier, policy.plans[plan]!.countryTier]]));
     assert.deepEqual(table, {
       community: [0, 'basic', 'basic'],
       starter: [1, 'basic', 'basic'],
@@ -26,7 +26,7 @@ describe('data/policy.json', () => {
   });
 
   it('holds the daily and monthly quotas, playground as one shared bucket', () => {
-    const quotas = Object.fromEntries(PLAN_NAMES.map((plan) => [plan, policy.plans[plan].quota]));
+    const quotas = Object.fromEntries(PLAN_NAMES.map((plan) => [plan, policy.plans[plan]!.quota]));
     assert.deepEqual(quotas.community, { daily: 100, monthly: 3000, sharedBucket: false });
     assert.deepEqual(quotas.starter, { daily: 300, monthly: 9000, sharedBucket: false });
     assert.deepEqual(quotas.supporter, { daily: 1000, monthly: 30000, sharedBucket: false });

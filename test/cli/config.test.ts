@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_POLICY_FILE } from '../../runtime/access/policy.js';
 import { banner } from '../../runtime/cli/serve.js';
-import { ConfigError, configFrom, describeConfig, describeQuota, DEFAULT_PORT } from '../../runtime/config.js';
+import { ConfigError, configFrom, describeConfig, describeQuota, DEFAULT_PORT } from '../../runtime/cli/config.js';
 import type { RunningServer } from '../../runtime/http/server.js';
 
 const REQUIRED = { GEOAPI_SNAPSHOT: 'snap', GEOAPI_KEYS: 'keys.json' };

@@ -30,7 +30,7 @@ function bruteForce(docs: { row: number; field: number; trigrams: Int32Array }[]
 }
 
 function searched(index: TrigramIndex, query: string, threshold: number, rowStart?: number, rowEnd?: number): Map<string, number> {
-  const { docs, scores } = index.search(query, threshold, { rowStart, rowEnd });
+  const { docs, scores } = index.search(query, threshold, { ...(rowStart !== undefined ? { rowStart } : {}), ...(rowEnd !== undefined ? { rowEnd } : {}) });
   assert.equal(docs.length, scores.length);
   const out = new Map<string, number>();
   docs.forEach((doc, i) => {
@@ -68,7 +68,7 @@ function bruteForceTop(docs: { row: number; field: number; trigrams: Int32Array 
 }
 
 function searchedTop(index: TrigramIndex, query: string, threshold: number, k: number, rowStart?: number, rowEnd?: number): Map<string, number> {
-  const { docs, scores } = index.searchTop(query, threshold, k, { rowStart, rowEnd });
+  const { docs, scores } = index.searchTop(query, threshold, k, { ...(rowStart !== undefined ? { rowStart } : {}), ...(rowEnd !== undefined ? { rowEnd } : {}) });
   assert.equal(docs.length, scores.length);
   const out = new Map<string, number>();
   docs.forEach((doc, i) => {

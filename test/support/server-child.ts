@@ -4,7 +4,7 @@
 // clock, the file-check interval) from the JSON in argv[2]. Prints one `GEOAPI_TEST_READY <json>`
 // line when listening (or `GEOAPI_TEST_FAILED <message>`), drains on SIGTERM and exits 0 once
 // every worker is gone.
-import { configFrom } from '../../runtime/config.js';
+import { configFrom } from '../../runtime/cli/config.js';
 import { startServer, type ServerOptions } from '../../runtime/http/server.js';
 
 /** What the parent passes: serve flags plus the ServerOptions that only tests set. */

@@ -52,6 +52,14 @@ import { repoRoot } from './paths.js';
 export const REPO_ROOT = repoRoot;
 const CHILD = fileURLToPath(new URL('./server-child.js', import.meta.url));
 
+/** `{key}` when there is one (exactOptionalPropertyTypes: never `{key: undefined}`). */
+function keyOption(key: string | undefined): { key?: string } {
+  return key === undefined ? {} : { key };
+}
+
+/** Keys by plan: every plan of data/policy.json has one. */
+export type TestKeys = Readonly<Record<'community' | 'starter' | 'supporter' | 'professional' | 'business' | 'legacy' | 'playground', string>> & Readonly<Record<PlanName, string>>;
+
 export interface ExtraKey {
   label: string;
   plan: PlanName;
@@ -91,7 +99,8 @@ export interface RequestOptions {
 export interface TestServer {
   url: string;
   port: number;
-  keys: Record<PlanName, string>;
+  /** One key per plan of the policy; the shipped plans by name. */
+  keys: TestKeys;
   extraKeys: Record<string, string>;
   keysFile: string;
   policyFile: string;
@@ -186,8 +195,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     writeFileSync(policyFile, JSON.stringify(policy, null, 2));
 
     const keyFile = newKeyFile();
-    const keys = {} as Record<PlanName, string>;
-    for (const plan of PLAN_NAMES) keys[plan] = addKey(keyFile, { plan, name: `test ${plan}` }).key;
+    const keyByPlan: Record<string, string> = {};
+    for (const plan of PLAN_NAMES) keyByPlan[plan] = addKey(keyFile, { plan, name: `test ${plan}` }).key;
+    const keys = keyByPlan as TestKeys;
     const extraKeys: Record<string, string> = {};
     for (const extra of options.extraKeys ?? []) {
       const { record, key } = addKey(keyFile, { plan: extra.plan, name: extra.label, expires: extra.expires ? new Date(extra.expires) : null });
@@ -259,7 +269,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       },
-      get: (path, requestOptions = {}) => request(`${url}${path}`, { ...requestOptions, key: requestOptions.key ?? (requestOptions.plan ? keys[requestOptions.plan] : undefined) }),
+      get: (path, requestOptions = {}) => request(`${url}${path}`, { ...requestOptions, ...keyOption(requestOptions.key ?? (requestOptions.plan ? keys[requestOptions.plan] : undefined)) }),
       raw: (bytes, timeoutMs) => rawRequest(ready.port, bytes, timeoutMs),
       stop,
       close: async () => {

@@ -38,7 +38,7 @@ test('every playground key counts in the one playground bucket', () => {
   gate.consume(callerFor('p1', 'playground', policy), NOW);
   const d = gate.consume(callerFor('p2', 'playground', policy), NOW);
   assert.equal(d.headers['X-GEOAPI-Daily-Used'], '2');
-  assert.equal(d.headers['X-GEOAPI-Daily-Limit'], String(policy.plans.playground.quota!.daily));
+  assert.equal(d.headers['X-GEOAPI-Daily-Limit'], String(policy.plans['playground']!.quota!.daily));
 });
 
 test('a limit divisor (Redis fallback) enforces each limit divided by the replica count, rounded up', () => {

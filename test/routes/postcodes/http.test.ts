@@ -92,7 +92,7 @@ describe('GET /v1/countries/{countryCode}/postcodes/{code}', () => {
   test('finds a code with an inner space in any spacing or case; meta.query is trimmed, upper-cased, spaces collapsed', async () => {
     for (const [path, query] of [
       ['SW1A%201AA', 'SW1A 1AA'], ['sw1a1aa', 'SW1A1AA'], ['%20%20sw1a%20%20%201aa%20', 'SW1A 1AA'], ['Sw1A%091Aa', 'SW1A 1AA'],
-    ]) {
+    ] as const) {
       const res = await get(`/v1/countries/gB/postcodes/${path}`, 'community');
       if (path.includes('%09')) {
         // A tab is a control character: refused before matching.

@@ -5,37 +5,15 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { aliasHeadersFromEnv, DEFAULT_POLICY_FILE } from './access/policy.js';
-import { quotaOptionsFrom, type QuotaMode, type QuotaOptions } from './access/quota/options.js';
-import { describeRedisUrl } from './access/quota/redis-gate.js';
-import { responseCacheLimitsFromEnv } from './engine/postcodes/response-cache.js';
-import { uwsCandidates } from './http/uws.js';
-import type { OperationSettings } from './routes/registry.js';
+import { aliasHeadersFromEnv, DEFAULT_POLICY_FILE } from '../access/policy.js';
+import { quotaOptionsFrom, type QuotaMode, type QuotaOptions } from '../access/quota/options.js';
+import { describeRedisUrl } from '../access/quota/redis-gate.js';
+import { responseCacheLimitsFromEnv } from '../engine/postcodes/response-cache.js';
+import { uwsCandidates } from '../http/uws.js';
+import type { GeoapiConfig } from '../http/config.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
-
-export interface GeoapiConfig {
-  /** Snapshot directory (absolute): --snapshot / GEOAPI_SNAPSHOT. */
-  snapshotDir: string;
-  /** Key file (absolute): --keys / GEOAPI_KEYS. */
-  keysFile: string;
-  /** Policy file (absolute): --policy / GEOAPI_POLICY, else data/policy.json. */
-  policyFile: string;
-  /** --port / GEOAPI_PORT, else 8080; 0 picks a free port. */
-  port: number;
-  /** --host / GEOAPI_HOST; null: every interface. */
-  host: string | null;
-  /** --threads / GEOAPI_THREADS, else one per core. */
-  threads: number;
-  /** Extra key headers (GEOAPI_KEY_HEADER_ALIASES), besides the policy's. */
-  keyHeaderAliases: string[];
-  /** uWebSockets.js packages tried in order (GEOAPI_UWS_CANDIDATES). */
-  uwsCandidates: string[];
-  /** Quota counting: off, memory or redis (--quota / GEOAPI_QUOTA, --redis / GEOAPI_REDIS_URL, …). */
-  quota: QuotaOptions;
-  /** Settings of the operations: postcode cursor secrets, per-thread response caches. */
-  operations: OperationSettings;
-}
+export type { GeoapiConfig };
 
 /** A configuration problem: the CLI prints the message and the usage (exit code 2). */
 export class ConfigError extends Error {
