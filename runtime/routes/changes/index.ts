@@ -14,7 +14,7 @@
 import { changeLogOf, changePage, sameChangeFilters, type ChangeFilters } from '../../engine/changes/feed.js';
 import { renderChange } from '../../render/changes.js';
 import { ChangeTokenCodec } from './token.js';
-import { CursorError, type CursorSecrets } from '../postcodes/cursor.js';
+import { CursorError, type CursorSecrets } from '../signed-token.js';
 import { ifNoneMatchHits, strongEtag } from '../../engine/postcodes/response-cache.js';
 import { CHANGE_TYPES, PLACE_TYPES } from '../../format/change-log.js';
 import { ApiError } from '../../contract/index.js';

@@ -20,7 +20,7 @@ const NOW = '2026-03-02T12:00:00.000Z';
 const AT = { a: '2026-01-01T00:00:00.000Z', b: '2026-02-01T00:00:00.000Z', c: '2026-03-01T00:00:00.000Z' };
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-for (const name of ['changes', 'error-b', 'forbidden-b']) ajv.addSchema(JSON.parse(readFileSync(join(repoRoot, 'schemas', `${name}.json`), 'utf8')), `${name}.json`);
+for (const name of ['changes', 'error-b', 'forbidden-b']) ajv.addSchema(JSON.parse(readFileSync(join(repoRoot, 'schemas', 'http', `${name}.json`), 'utf8')), `${name}.json`);
 function valid(schema: string, body: unknown): void {
   const validate = ajv.getSchema(`${schema}.json`)!;
   assert.ok(validate(body), `${schema}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`);
