@@ -69,7 +69,7 @@ describe('data/policy.json', () => {
 
   it('has the upgrade URL, the 403 message and no alias key header by default', () => {
     assert.equal(policy.upgradeUrl, 'https://geoapi.local/pricing');
-    assert.equal(policy.forbiddenMessage, 'Your plan does not include this feature. Please upgrade your plan.');
+    assert.equal(policy.forbiddenMessage, 'This feature is not available on your current plan.');
     assert.deepEqual(policy.aliasKeyHeaders, []);
   });
 });
