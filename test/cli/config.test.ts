@@ -135,6 +135,7 @@ describe('the start banner', () => {
     assert.match(text, /key header aliases: X-Legacy-Key/);
     assert.match(text, /postcode cursors: GEOAPI_CURSOR_SECRET set, 1 previous secret accepted/);
     for (const secret of ['redis-password', 'cursor-secret-value', 'older-secret-value']) assert.ok(!text.includes(secret), `banner shows ${secret}`);
-    assert.deepEqual(lines.slice(3), describeConfig(config));
+    assert.deepEqual(lines.slice(3, -1), describeConfig(config));
+    assert.match(lines.at(-1)!, /^compat: none /);
   });
 });
