@@ -15,6 +15,7 @@ import { PostcodeEngine } from '../runtime/engine/postcodes/engine.js';
 import { postcodeProjection, serializePostcodes } from '../runtime/render/postcodes.js';
 import type { PostcodeRecord } from '../runtime/format/model.js';
 import type { Caller } from '../runtime/contract/index.js';
+import { usageReportOf } from '../runtime/access/usage.js';
 import type { Operation, RequestContext } from '../runtime/routes/types.js';
 import { loadStore } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/types.js';
@@ -38,6 +39,7 @@ function contextFor(store: Store, params: Record<string, string>, query: Record<
     now: new Date(),
     requireFeature: () => {},
     hasFeature: () => true,
+    usage: () => usageReportOf(caller.plan, undefined, Date.now()),
   };
 }
 

@@ -26,6 +26,7 @@ import * as flatbuffers from 'flatbuffers';
 import { Bench } from 'tinybench';
 import { buildSnapshot } from '../build-index/build.js';
 import { engineFor } from '../runtime/engine/index.js';
+import { usageReportOf } from '../runtime/access/usage.js';
 import { autocompleteSearch } from '../runtime/engine/search/autocomplete.js';
 import { searchContext } from '../runtime/engine/search/context.js';
 import { fuzzySearch } from '../runtime/engine/search/fuzzy.js';
@@ -128,6 +129,7 @@ function contextOf(store: Store, query: Query): RequestContext {
     now: new Date(),
     requireFeature: () => {},
     hasFeature: () => true,
+    usage: () => usageReportOf(CALLER.plan, undefined, Date.now()),
   };
 }
 

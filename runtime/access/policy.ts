@@ -43,7 +43,18 @@ export interface OperationPolicy {
   features: ReadonlyMap<string, FeatureRequirement>;
 }
 
+/**
+ * Which clients the answers are shaped for: 'none' (the spec's names only) or 'csc' (also the
+ * hosted public service's: X-CSCAPI-KEY, X-CSC-* headers, flat 429 fields; decisions.md).
+ */
+export type CompatMode = 'none' | 'csc';
+export const COMPAT_MODES: readonly CompatMode[] = ['none', 'csc'];
+/** The key header the public service's clients send; accepted in compat "csc". */
+export const CSC_KEY_HEADER = 'x-cscapi-key';
+
 export interface Policy {
+  /** `compat` of the policy file, unless the configuration (--compat / GEOAPI_COMPAT) set it. */
+  compat: CompatMode;
   upgradeUrl: string;
   forbiddenMessage: string;
   /** Lower-cased extra key header names (X-GEOAPI-KEY is always accepted). */
@@ -108,10 +119,13 @@ function stringListAt(value: unknown, where: string): string[] {
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** Parses and checks policy JSON text. `extraAliasHeaders` come from the environment. Errors name `source` (the file). */
-export function parsePolicy(text: string, source = 'policy', extraAliasHeaders: readonly string[] = []): Policy {
+/**
+ * Parses and checks policy JSON text. `extraAliasHeaders` come from the environment;
+ * `compatOverride` from --compat / GEOAPI_COMPAT (null: the file's `compat` decides). Errors name `source` (the file).
+ */
+export function parsePolicy(text: string, source = 'policy', extraAliasHeaders: readonly string[] = [], compatOverride: CompatMode | null = null): Policy {
   try {
-    return parseCheckedPolicy(text, source, extraAliasHeaders);
+    return parseCheckedPolicy(text, source, extraAliasHeaders, compatOverride);
   } catch (error) {
     // Field errors are raised deep in the checks without the file name; add it here, once.
     if (error instanceof PolicyError && source !== 'policy' && !error.message.includes(source)) {
@@ -121,7 +135,7 @@ export function parsePolicy(text: string, source = 'policy', extraAliasHeaders: 
   }
 }
 
-function parseCheckedPolicy(text: string, source: string, extraAliasHeaders: readonly string[]): Policy {
+function parseCheckedPolicy(text: string, source: string, extraAliasHeaders: readonly string[], compatOverride: CompatMode | null): Policy {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -137,11 +151,17 @@ function parseCheckedPolicy(text: string, source: string, extraAliasHeaders: rea
   const forbiddenMessage = root['forbiddenMessage'];
   if (typeof forbiddenMessage !== 'string' || forbiddenMessage.trim() === '') fail('forbiddenMessage', 'a non-empty string', forbiddenMessage);
 
+  const fileCompat = root['compat'] ?? 'none';
+  if (!(COMPAT_MODES as readonly unknown[]).includes(fileCompat)) fail('compat', `one of ${COMPAT_MODES.map((mode) => JSON.stringify(mode)).join(', ')}`, root['compat']);
+  const compat = compatOverride ?? (fileCompat as CompatMode);
+
   const auth = root['auth'] === undefined ? {} : objectAt(root['auth'], 'auth');
   const aliasKeyHeaders = [...stringListAt(auth['aliasHeaders'], 'auth.aliasHeaders'), ...extraAliasHeaders].map((name, i) => {
     if (!HEADER_NAME.test(name)) fail(`auth.aliasHeaders[${i}]`, 'an HTTP header name', name);
     return name.toLowerCase();
   });
+  // Compat "csc" is the alias mechanism with the public service's header name added.
+  if (compat === 'csc' && !aliasKeyHeaders.includes(CSC_KEY_HEADER)) aliasKeyHeaders.push(CSC_KEY_HEADER);
 
   const http = root['http'] === undefined ? {} : objectAt(root['http'], 'http');
   const privateMaxAgeSeconds = http['privateMaxAgeSeconds'] === undefined ? 300 : integerAt(http['privateMaxAgeSeconds'], 'http.privateMaxAgeSeconds', 0, 31_536_000);
@@ -198,6 +218,7 @@ function parseCheckedPolicy(text: string, source: string, extraAliasHeaders: rea
   }
 
   return {
+    compat,
     upgradeUrl,
     forbiddenMessage,
     aliasKeyHeaders,

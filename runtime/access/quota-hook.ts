@@ -18,6 +18,18 @@ export interface QuotaDecision {
   status?: 429;
   /** JSON body of the refusal (shape B, see decisions.md). */
   body?: string;
+  /** The counts behind the headers (GET /v1/usage); absent when the caller is not counted. */
+  counts?: QuotaCounts;
+}
+
+/** Used and allowed requests of the caller's bucket in the current windows, and when they reset. */
+export interface QuotaCounts {
+  dayUsed: number;
+  monthUsed: number;
+  dailyLimit: number;
+  monthlyLimit: number;
+  dayResetMs: number;
+  monthResetMs: number;
 }
 
 export interface QuotaGate {

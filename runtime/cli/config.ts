@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { aliasHeadersFromEnv, DEFAULT_POLICY_FILE } from '../access/policy.js';
+import { aliasHeadersFromEnv, COMPAT_MODES, DEFAULT_POLICY_FILE, type CompatMode } from '../access/policy.js';
 import { quotaOptionsFrom, type QuotaMode, type QuotaOptions } from '../access/quota/options.js';
 import { describeRedisUrl } from '../access/quota/redis-gate.js';
 import { responseCacheLimitsFromEnv } from '../engine/postcodes/response-cache.js';
@@ -52,6 +52,7 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       host: { type: 'string' },
       redis: { type: 'string' },
       quota: { type: 'string' },
+      compat: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -72,6 +73,7 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
     throw new Error(`quota: ${(error as Error).message}`);
   }
   const postcodeResponseCache = responseCacheLimitsFromEnv(env);
+  const compat = compatSetting(values.compat ?? env['GEOAPI_COMPAT']);
 
   const cursorSecret = env['GEOAPI_CURSOR_SECRET']?.trim();
   const bodyMemoMb = Number(env['GEOAPI_BODY_MEMO_MB']);
@@ -84,6 +86,7 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
     host: host ? host : null,
     threads: integerSetting('--threads', values.threads ?? env['GEOAPI_THREADS'], 1, 256) ?? availableParallelism(),
     keyHeaderAliases: aliasHeadersFromEnv(env),
+    compat,
     uwsCandidates: uwsCandidates(env),
     quota,
     operations: {
@@ -94,6 +97,21 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       bodyMemoBytes: (bodyMemoMb > 0 ? bodyMemoMb : DEFAULT_BODY_MEMO_MB) * 1024 * 1024,
     },
   };
+}
+
+/** --compat / GEOAPI_COMPAT: csc or none (any case); absent or empty: null (the policy file decides). */
+function compatSetting(value: string | undefined): CompatMode | null {
+  if (value === undefined || value.trim() === '') return null;
+  const mode = value.trim().toLowerCase();
+  if (!(COMPAT_MODES as readonly string[]).includes(mode)) throw new ConfigError(`--compat: expected one of ${COMPAT_MODES.join(', ')}, found ${JSON.stringify(value)}`);
+  return mode as CompatMode;
+}
+
+/** The compat mode in words, for the start banner. */
+export function describeCompat(mode: CompatMode): string {
+  return mode === 'csc'
+    ? 'csc (clients of the hosted API: X-CSCAPI-KEY accepted, X-CSC-* headers beside X-GEOAPI-*, flat 429 fields)'
+    : 'none (geoapi names only; --compat csc for clients of the hosted API)';
 }
 
 /** What quotas do, in words: "off", "in memory, saved to … every 1000 ms", "in Redis at host:port". */

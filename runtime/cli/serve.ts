@@ -1,6 +1,6 @@
 // `geoapi serve`: runs the server until SIGTERM/SIGINT, then drains and exits 0.
 // SIGHUP re-reads the key file and the policy at once (they are also watched).
-import { configFrom, describeConfig, type Env, type GeoapiConfig } from './config.js';
+import { configFrom, describeCompat, describeConfig, type Env, type GeoapiConfig } from './config.js';
 import { startServer, type RunningServer } from '../http/server.js';
 import { describeBuild } from '../http/uws.js';
 
@@ -17,6 +17,7 @@ export function banner(server: RunningServer, config: GeoapiConfig): string[] {
     `uWS: ${describeBuild(server.uws)} ${server.uws.binary}`,
     `snapshot: ${config.snapshotDir} (dataVersion ${server.store.dataVersion}; ${counts})`,
     ...describeConfig(config),
+    `compat: ${describeCompat(server.compat)}`,
   ];
 }
 

@@ -18,6 +18,8 @@ export const USAGE = `usage: geoapi <command> [options]
                              [--redis <url>] count quotas in a Redis shared by every replica
                              (GEOAPI_REDIS_URL; default: in memory, saved to data/quota-state.json)
                              [--quota off|memory|redis] whether and where quotas count (GEOAPI_QUOTA)
+                             [--compat csc|none] answer the hosted API's clients too (GEOAPI_COMPAT;
+                             default: the policy file's "compat", else none)
   build [--source <dir>|npm] [--out <dir>]
                              build a snapshot from a dataset
   keys add --plan <plan> [--name <text>] [--expires <YYYY-MM-DD|ISO time>] [--file <file>]

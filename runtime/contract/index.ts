@@ -27,6 +27,21 @@ export interface Caller {
   rank: number;
 }
 
+/**
+ * The calling key's quota usage (GET /v1/usage, decisions.md). Counts include the request asking.
+ * A limit is null when nothing limits the caller (quotas off, or a plan without a quota).
+ */
+export interface UsageReport {
+  plan: PlanName;
+  dailyUsed: number;
+  dailyLimit: number | null;
+  monthlyUsed: number;
+  monthlyLimit: number | null;
+  /** ISO times when the daily / monthly windows start again (00:00 UTC; the 1st of the month). */
+  resetDaily: string;
+  resetMonthly: string;
+}
+
 /** Thrown by handlers and helpers; the HTTP layer renders it in the operation's shape. */
 export class ApiError extends Error {
   constructor(

@@ -4,7 +4,8 @@
 //
 // Stable API: sortObjects(items, keys, set) sorts `items` in place and returns it. SortKey comes
 // from params.sortParam. Numbers and decimal text (latitude …) compare numerically, text by
-// matchKey() then raw text; null/absent values always sort last, whatever the direction.
+// matchKey() then raw text; null/absent values sort as the smallest: first in `asc`, last in
+// `desc` (decisions.md, as SQL's default NULLS order does).
 import { matchKey } from '../text/normalise.js';
 
 /** What sorting needs of a field list (render/fields.ts): how each field compares. */
@@ -41,10 +42,11 @@ function foldedText(text: string): string {
   return PRINTABLE_ASCII_RE.test(text) ? text.toLowerCase().replace(SPACES_RE, ' ').trim() : matchKey(text);
 }
 
+/** Ascending order with null smallest. */
 function compareKeys(a: Key, b: Key): number {
   if (a === b) return 0;
-  if (a === null) return 1;
-  if (b === null) return -1;
+  if (a === null) return -1;
+  if (b === null) return 1;
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -71,12 +73,8 @@ export function sortObjects<T extends object>(items: T[], keys: readonly SortKey
   });
   decorated.sort((a, b) => {
     for (let i = 0; i < keys.length; i++) {
-      const nullsLast = compareKeys(a.primary[i] ?? null, b.primary[i] ?? null);
-      if (nullsLast !== 0) {
-        // Nulls stay last in both directions.
-        if (a.primary[i] === null || b.primary[i] === null) return nullsLast;
-        return keys[i]!.descending ? -nullsLast : nullsLast;
-      }
+      const folded = compareKeys(a.primary[i] ?? null, b.primary[i] ?? null);
+      if (folded !== 0) return keys[i]!.descending ? -folded : folded;
       const raw = compareKeys(a.secondary[i] ?? null, b.secondary[i] ?? null);
       if (raw !== 0) return keys[i]!.descending ? -raw : raw;
     }

@@ -10,7 +10,8 @@ import type { QuotaDecision, QuotaGate } from '../access/quota-hook.js';
 import { forbidden } from '../access/gate.js';
 import type { KeyIndex } from '../access/key-index.js';
 import type { FeatureRequirement, OperationPolicy, Policy } from '../access/policy.js';
-import { ApiError, type Caller, type ErrorShape } from '../contract/index.js';
+import { ApiError, type Caller, type ErrorShape, type UsageReport } from '../contract/index.js';
+import { usageReportOf } from '../access/usage.js';
 import { engineFor, type Engine } from '../engine/index.js';
 import type { Operation, Reply, RequestContext } from '../routes/types.js';
 import type { Store } from '../store/types.js';
@@ -80,7 +81,12 @@ class Context implements RequestContext {
     private readonly req: UwsHttpRequest,
     private readonly route: Route,
     private readonly policy: Policy,
+    private readonly decision: QuotaDecision,
   ) {}
+
+  usage(): UsageReport {
+    return usageReportOf(this.caller.plan, this.decision.counts, this.now.getTime());
+  }
 
   header(name: string): string | undefined {
     const value = this.req.getHeader(name.toLowerCase());
@@ -139,6 +145,7 @@ export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): v
       compression: new CompressionCache(),
       corsExposeHeaders: '*',
       vary: 'Accept-Encoding',
+      cscHeaders: false,
       log,
     },
     fixedNowMs: options.fixedNowMs,
@@ -176,6 +183,7 @@ function refreshRoutes(scope: Scope, routes: Route[]): void {
   }
   settings.privateMaxAgeSeconds = state.policy.privateMaxAgeSeconds;
   settings.vary = state.policy.corsOrigins.length > 0 ? 'Accept-Encoding, Origin' : 'Accept-Encoding';
+  settings.cscHeaders = state.policy.compat === 'csc';
 }
 
 // ---- The request pipeline, in order: key → gate → quota → parse → handle → write. -------------
@@ -220,7 +228,7 @@ function authorize(scope: Scope, route: Route, req: UwsHttpRequest, requestId: s
   return afterQuota(scope, route, req, requestId, { caller, now, decision });
 }
 
-/** Step 1: the key from X-GEOAPI-KEY, else the first alias header present. */
+/** Step 1: the key from X-GEOAPI-KEY, else the first alias header present (compat "csc" adds X-CSCAPI-KEY to them). */
 function presentedKey(scope: Scope, req: UwsHttpRequest): string {
   const key = req.getHeader(KEY_HEADER);
   if (key !== '') return key;
@@ -259,7 +267,7 @@ function afterQuota(scope: Scope, route: Route, req: UwsHttpRequest, requestId: 
   }
   try {
     const { params, query } = parseRequest(route, req);
-    const reply = route.op.handle(new Context(params, query, caller, scope.engine, scope.store, now, req, route, scope.state.policy));
+    const reply = route.op.handle(new Context(params, query, caller, scope.engine, scope.store, now, req, route, scope.state.policy, decision));
     if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body}`);
     return { status: reply.status, body: reply.body, gzip: reply.gzip, br: reply.br, headers: reply.headers, usageHeaders, plan: caller.plan };
   } catch (error) {

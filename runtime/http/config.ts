@@ -1,6 +1,7 @@
 // The server's configuration: everything runtime/http/server.ts is started with, as one typed
 // object. The CLI reads it once from flags and the environment (runtime/cli/config.ts) and
 // passes it down; nothing under runtime/http reads process.env.
+import type { CompatMode } from '../access/policy.js';
 import type { QuotaOptions } from '../access/quota/options.js';
 import type { OperationSettings } from '../routes/registry.js';
 
@@ -19,6 +20,8 @@ export interface GeoapiConfig {
   threads: number;
   /** Extra key headers (GEOAPI_KEY_HEADER_ALIASES), besides the policy's. */
   keyHeaderAliases: string[];
+  /** --compat / GEOAPI_COMPAT: 'csc' for the hosted API's clients, 'none'; null: the policy file's `compat` decides. */
+  compat: CompatMode | null;
   /** uWebSockets.js packages tried in order (GEOAPI_UWS_CANDIDATES). */
   uwsCandidates: string[];
   /** Quota counting: off, memory or redis (--quota / GEOAPI_QUOTA, --redis / GEOAPI_REDIS_URL, …). */

@@ -1,6 +1,7 @@
 // Messages between the main thread (runtime/http/server.ts) and worker threads (worker.ts), and
 // the one module seam tests use.
 import type { KeySnapshot } from '../access/key-index.js';
+import type { CompatMode } from '../access/policy.js';
 import type { QuotaShared } from '../access/quota/index.js';
 import type { OperationSettings } from '../routes/registry.js';
 import type { Operation } from '../routes/types.js';
@@ -36,6 +37,8 @@ export interface WorkerInit {
   policyText: string;
   policySource: string;
   aliasHeaders: string[];
+  /** --compat / GEOAPI_COMPAT over the policy file's `compat` (null: the file decides). */
+  compat: CompatMode | null;
   keys: KeySnapshot;
   uwsCandidates: string[];
   fixedNowMs: number | null;

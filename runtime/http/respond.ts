@@ -27,7 +27,7 @@ export function errorBody(shape: ErrorShape, message: string, details?: Record<s
 }
 
 /** Headers the HTTP layer owns; a Reply cannot replace them. */
-const RESERVED = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'connection', 'vary', 'x-request-id', 'x-geoapi-data-version', 'x-geoapi-plan', 'date']);
+const RESERVED = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'connection', 'vary', 'x-request-id', 'x-geoapi-data-version', 'x-geoapi-plan', 'x-csc-data-version', 'x-csc-plan', 'date']);
 const UNSAFE_VALUE = /[\r\n\0]/;
 
 /** Operation headers sorted once: what to write, what to drop (and log), the Cache-Control value. */
@@ -95,7 +95,48 @@ export interface ResponseSettings {
   /** Access-Control-Expose-Headers value for CORS responses. */
   corsExposeHeaders: string;
   vary: string;
+  /** Compat "csc": every X-GEOAPI-* header (and X-Cache) also goes out under its X-CSC-* name. */
+  cscHeaders: boolean;
   log(message: string): void;
+}
+
+const GEOAPI_PREFIX = 'x-geoapi-';
+
+/** The X-CSC-* name of one of our headers (X-GEOAPI-Total-Count → X-CSC-Total-Count, X-Cache → X-CSC-Cache), or null. */
+export function cscTwinName(name: string): string | null {
+  if (name.length > GEOAPI_PREFIX.length && name.slice(0, GEOAPI_PREFIX.length).toLowerCase() === GEOAPI_PREFIX) return `X-CSC-${name.slice(GEOAPI_PREFIX.length)}`;
+  if (name.length === 7 && name.toLowerCase() === 'x-cache') return 'X-CSC-Cache';
+  return null;
+}
+
+/**
+ * Compat "csc" (decisions.md): the public service's names beside ours. A keyed answer always
+ * carries the four usage headers its clients require; when nothing counts the caller (quotas off,
+ * a plan without a quota) they say used 0 of `unlimited`.
+ */
+function writeCscTwins(res: UwsHttpResponse, out: Outgoing, settings: ResponseSettings, operationHeaders: CheckedHeaders | null): void {
+  res.writeHeader('X-CSC-Data-Version', settings.dataVersion);
+  if (out.plan !== undefined) {
+    res.writeHeader('X-CSC-Plan', out.plan);
+    const usage = out.usageHeaders;
+    if (usage !== undefined && usage['X-GEOAPI-Daily-Limit'] !== undefined) {
+      for (const name in usage) {
+        const twin = name.length === 13 ? null : cscTwinName(name);
+        if (twin !== null) res.writeHeader(twin, usage[name]!);
+      }
+    } else {
+      res.writeHeader('X-CSC-Daily-Used', '0');
+      res.writeHeader('X-CSC-Daily-Limit', 'unlimited');
+      res.writeHeader('X-CSC-Monthly-Used', '0');
+      res.writeHeader('X-CSC-Monthly-Limit', 'unlimited');
+    }
+  }
+  if (operationHeaders !== null) {
+    for (let i = 0; i < operationHeaders.names.length; i++) {
+      const twin = cscTwinName(operationHeaders.names[i]!);
+      if (twin !== null) res.writeHeader(twin, operationHeaders.values[i]!);
+    }
+  }
 }
 
 /**
@@ -138,12 +179,14 @@ export function writeResponse(
         if (name.length !== 13 || name.toLowerCase() !== 'x-geoapi-plan') res.writeHeader(name, out.usageHeaders[name]!);
       }
     }
+    let checked: CheckedHeaders | null = null;
     if (out.headers !== undefined) {
-      const checked = checkedHeadersOf(out.headers);
+      checked = checkedHeadersOf(out.headers);
       for (const name of checked.dropped) settings.log(`request ${requestId}: dropped header ${JSON.stringify(name)} with a line break in it`);
       for (let i = 0; i < checked.names.length; i++) res.writeHeader(checked.names[i]!, checked.values[i]!);
       cacheControl = checked.cacheControl;
     }
+    if (settings.cscHeaders) writeCscTwins(res, out, settings, checked);
     if (cacheControl === null) {
       // Errors (401, 403 and 429 above all) must never be reused by a cache.
       if (status >= 400) res.writeHeader('Cache-Control', 'no-store');

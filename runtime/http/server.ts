@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { keySnapshotOf, type KeySnapshot } from '../access/key-index.js';
 import { readKeyFile } from '../access/keys.js';
-import { parsePolicy, readPolicyText, type Policy } from '../access/policy.js';
+import { parsePolicy, readPolicyText, type CompatMode, type Policy } from '../access/policy.js';
 import { createQuotaShared, stopQuotaShared, type QuotaShared } from '../access/quota/index.js';
 import type { QuotaMode } from '../access/quota/options.js';
 import type { GeoapiConfig } from './config.js';
@@ -42,6 +42,8 @@ export interface RunningServer {
   store: StoreSummary;
   /** The quota mode in force (from the configuration). */
   quota: QuotaMode;
+  /** The compat mode at start (configuration, else the policy file; a policy reload may change it). */
+  readonly compat: CompatMode;
   /** Re-reads the key file now (also happens on change and on SIGHUP in the CLI). */
   reloadKeys(): void;
   reloadPolicy(): void;
@@ -140,7 +142,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const policyFile = config.policyFile;
   const aliasHeaders = config.keyHeaderAliases;
   let policyText = readPolicyText(policyFile);
-  let policy: Policy = parsePolicy(policyText, policyFile, aliasHeaders);
+  let policy: Policy = parsePolicy(policyText, policyFile, aliasHeaders, config.compat);
   const keysFile = config.keysFile;
   let keys: KeySnapshot = keySnapshotOf(readKeyFile(keysFile));
 
@@ -164,6 +166,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     policyText,
     policySource: policyFile,
     aliasHeaders,
+    compat: config.compat,
     keys,
     uwsCandidates: config.uwsCandidates,
     fixedNowMs,
@@ -257,10 +260,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (stopping) return;
     try {
       const text = readPolicyText(policyFile);
-      policy = parsePolicy(text, policyFile, aliasHeaders);
+      policy = parsePolicy(text, policyFile, aliasHeaders, config.compat);
       policyText = text;
       broadcast({ type: 'policy', text, source: policyFile });
-      log(`policy: reloaded ${policyFile}`);
+      log(`policy: reloaded ${policyFile} (compat: ${policy.compat})`);
     } catch (error) {
       log(`policy: keeping the previous policy: ${(error as Error).message}`);
     }
@@ -283,6 +286,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     uws: first.build,
     store: first.store,
     quota: config.quota.mode,
+    get compat() {
+      return policy.compat;
+    },
     reloadKeys,
     reloadPolicy,
     close: async () => {

@@ -49,7 +49,7 @@ function createQuota(policy: WorkerState['policy']): QuotaGate {
 
 async function main(): Promise<void> {
   const { uws, build } = loadUws(init.uwsCandidates);
-  const policy = parsePolicy(init.policyText, init.policySource, init.aliasHeaders);
+  const policy = parsePolicy(init.policyText, init.policySource, init.aliasHeaders, init.compat);
   // Before any operation runs: cursor secrets and cache budgets from the configuration.
   configureOperations(init.operationSettings);
   const { operations, store } = await loadOperationsAndStore();
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
           state.keys = new KeyIndex(keySnapshot, state.policy);
           break;
         case 'policy': {
-          const next = parsePolicy(message.text, message.source, init.aliasHeaders);
+          const next = parsePolicy(message.text, message.source, init.aliasHeaders, init.compat);
           checkOperations(operations, next);
           state.policy = next;
           state.keys = new KeyIndex(keySnapshot, next);

@@ -1,4 +1,4 @@
-// Field lists with access tiers of every entity and fixed-shape answer the API serves (spec
+// Field lists with access tiers (and, as decisions.md lists them, the sortable fields) of every entity and fixed-shape answer the API serves (spec
 // "Data-access tiers", decisions.md). Projection and serialisation: ./projection.ts.
 import { defineEntityFields } from './projection.js';
 
@@ -16,7 +16,7 @@ export const COUNTRY_FIELDS = defineEntityFields('countries', [
   ['postal_code_format', 'full', T], ['postal_code_regex', 'full', T], ['emojiU', 'full', T],
   ['translations', 'full', T, 'onRequest'], ['wikiDataId', 'full', T],
   ['localized_name', 'full', T, 'computed'], ['matched_locale', 'full', T, 'computed'],
-]);
+], ['id', 'name', 'iso2', 'iso3', 'population', 'gdp', 'area_sq_km', 'latitude', 'longitude']);
 
 /** decisions.md: Basic = id … timezone; Coordinates adds fips_code … population; Full adds translations, wikiDataId. */
 export const STATE_FIELDS = defineEntityFields('states', [
@@ -25,7 +25,7 @@ export const STATE_FIELDS = defineEntityFields('states', [
   ['fips_code', 'coordinates', T], ['iso3166_2', 'coordinates', T], ['type', 'coordinates', T], ['level', 'coordinates', N],
   ['parent_id', 'coordinates', N], ['native', 'coordinates', T], ['population', 'coordinates', N],
   ['translations', 'full', T], ['wikiDataId', 'full', T],
-]);
+], ['id', 'name', 'iso2', 'country_code', 'population', 'latitude', 'longitude']);
 
 /** The spec's City table: Basic is only id and name. */
 export const CITY_FIELDS = defineEntityFields('cities', [
@@ -35,20 +35,20 @@ export const CITY_FIELDS = defineEntityFields('cities', [
   ['timezone', 'coordinates', T], ['population', 'coordinates', N], ['type', 'coordinates', T],
   ['level', 'coordinates', T], ['parent_id', 'coordinates', N], ['native', 'coordinates', T],
   ['translations', 'full', T], ['wikiDataId', 'full', T],
-]);
+], ['id', 'name', 'state_code', 'country_code', 'population', 'latitude', 'longitude']);
 
 /** wikiDataId from Coordinates; translations and localized names Supporter+ (= Coordinates tier), on request. */
 export const REGION_FIELDS = defineEntityFields('regions', [
   ['id', 'basic', N], ['name', 'basic', T], ['wikiDataId', 'coordinates', T],
   ['translations', 'coordinates', T, 'onRequest'],
   ['localized_name', 'coordinates', T, 'computed'], ['matched_locale', 'coordinates', T, 'computed'],
-]);
+], ['id', 'name']);
 
 export const SUBREGION_FIELDS = defineEntityFields('subregions', [
   ['id', 'basic', N], ['name', 'basic', T], ['region_id', 'basic', N], ['wikiDataId', 'coordinates', T],
   ['translations', 'coordinates', T, 'onRequest'],
   ['localized_name', 'coordinates', T, 'computed'], ['matched_locale', 'coordinates', T, 'computed'],
-]);
+], ['id', 'name', 'region_id']);
 
 // Fixed-shape answers (every field Basic): `fields` trims them like the entity lists.
 export const PHONE_FIELDS = defineEntityFields('phone', [

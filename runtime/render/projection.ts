@@ -19,7 +19,7 @@
 //       non-finite numbers → null, objects (currency) nested.
 //   projectObject(projection, object) → plain object with only the projected keys (for JSON.stringify
 //       or further mutation).
-//   sortableNames(projection set, tier) → names a caller at this tier may sort by.
+//   sortableFields(set) → names `sort` accepts; isFieldInTier(set, name, tier); sortableNames(set, tier) → both.
 import type { Tier } from '../contract/index.js';
 
 export const TIER_RANK: Readonly<Record<Tier, number>> = { basic: 0, coordinates: 1, full: 2 };
@@ -40,11 +40,17 @@ export interface EntityFields {
   readonly entity: string;
   readonly fields: readonly FieldDef[];
   readonly byName: ReadonlyMap<string, FieldDef>;
+  /** Names `sort` accepts, in the order error messages list them (decisions.md per entity). */
+  readonly sortable: readonly string[];
 }
 
 type FieldSpec = [name: string, tier: Tier, sortAs?: 'number' | 'text' | 'none', flags?: 'onRequest' | 'computed'];
 
-export function defineEntityFields(entity: string, specs: readonly FieldSpec[]): EntityFields {
+/**
+ * A field list. `sortable`: the names `sort` accepts (decisions.md lists them per entity); by
+ * default every stored field that has an order (not computed, not 'none').
+ */
+export function defineEntityFields(entity: string, specs: readonly FieldSpec[], sortable?: readonly string[]): EntityFields {
   const fields: FieldDef[] = specs.map(([name, tier, sortAs, flag]) => ({
     name,
     tier,
@@ -53,7 +59,13 @@ export function defineEntityFields(entity: string, specs: readonly FieldSpec[]):
     ...(flag === 'computed' ? { computed: true } : {}),
   }));
   if (fields.some((f, i) => f.name === 'id' && i !== 0)) throw new Error(`field list of ${entity}: id must come first`);
-  return { entity, fields, byName: new Map(fields.map((f) => [f.name, f])) };
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  const sortableNames = sortable ?? fields.filter((f) => !f.computed && f.sortAs !== 'none').map((f) => f.name);
+  for (const name of sortableNames) {
+    const field = byName.get(name);
+    if (field === undefined || field.computed || field.sortAs === 'none') throw new Error(`field list of ${entity}: sortable field ${name} must be a stored field with an order`);
+  }
+  return { entity, fields, byName, sortable: Object.freeze([...sortableNames]) };
 }
 
 export interface ProjectionOptions {
@@ -163,10 +175,20 @@ export function makeProjection(names: readonly string[]): Projection {
 /** Never reused, so a memo entry keyed by an id always belongs to that projection's names. */
 let lastProjectionId = 0;
 
-/** Names a caller at `tier` may sort by: stored fields the tier returns (on-request ones included). */
+/** Names `sort` accepts for the entity, whatever the tier (decisions.md). */
+export function sortableFields(set: EntityFields): readonly string[] {
+  return set.sortable;
+}
+
+/** Whether a caller at `tier` receives the field. */
+export function isFieldInTier(set: EntityFields, name: string, tier: Tier): boolean {
+  const field = set.byName.get(name);
+  return field !== undefined && TIER_RANK[field.tier] <= TIER_RANK[tier];
+}
+
+/** Names a caller at `tier` may sort by: the entity's sortable fields the tier returns. */
 export function sortableNames(set: EntityFields, tier: Tier): string[] {
-  const rank = TIER_RANK[tier];
-  return set.fields.filter((f) => !f.computed && f.sortAs !== 'none' && TIER_RANK[f.tier] <= rank).map((f) => f.name);
+  return set.sortable.filter((name) => isFieldInTier(set, name, tier));
 }
 
 // Measured on the 16.7k US cities (full tier, 5 MB): JSON.stringify over objects from the

@@ -9,8 +9,9 @@
 //
 // Stable API:
 //   invalidParam(name, problem) → ApiError 400 'Invalid query parameters: name: problem'
-//   fieldsParam(ctx, set, feature?) → string[] | null       (validated names; id always added)
-//   sortParam(ctx, set, tier, feature?) → SortKey[] | null   (only fields of the tier)
+//   fieldsParam(ctx, set, feature?) → string[] | null       (validated names; id always added; empty = absent)
+//   sortParam(ctx, set, tier, feature?) → SortKey[] | null   (sortable fields of the tier; empty = absent)
+//   pageParams(ctx) → Page | null                            (limit/offset of cursor-less lists)
 //   localeParam(ctx, feature?) → string | null               (null when absent or not honoured)
 //   includeTranslationsParam(ctx, feature?) → boolean        (false when not honoured)
 //   qParam(ctx, {min, max, feature?, name?}) → QFilter | null;  matchesQ(q, name, native)
@@ -18,7 +19,7 @@
 //   listParams(ctx, set, tier, {q?, localized?}) → ListParams   (all of the above for list ops)
 import { LOCALE_RE } from '../engine/localize.js';
 import type { EntityFields } from '../render/projection.js';
-import { sortableNames } from '../render/projection.js';
+import { isFieldInTier, sortableFields } from '../render/projection.js';
 import type { SortKey } from '../engine/sort.js';
 import { matchKey } from '../text/normalise.js';
 import { ApiError, type Tier } from '../contract/index.js';
@@ -38,43 +39,60 @@ function splitList(raw: string): string[] {
   return raw.split(',').map((part) => part.trim());
 }
 
-/** `fields=a,b`: known names of the entity (any tier; names above the caller's tier are dropped later); id added. */
+/** Non-empty, trimmed tokens of a comma-separated list (`a, ,b` → [a, b]). */
+function tokensOf(raw: string): string[] {
+  return splitList(raw).filter((part) => part !== '');
+}
+
+/**
+ * `fields=a,b` (decisions.md "fields and sort"): names of the entity at any tier (names above the
+ * caller's tier are dropped later by the projection); `id` added. Empty (`fields=`, `fields= ,`)
+ * is as if absent, after the plan gate. Unknown names: 400 `Unknown field(s): X. Valid fields: …`.
+ */
 export function fieldsParam(ctx: RequestContext, set: EntityFields, feature = 'fieldsFiltering'): string[] | null {
   const raw = present(ctx, 'fields');
   if (raw === undefined) return null;
   ctx.requireFeature(feature);
-  const names = splitList(raw);
-  if (names.length === 0 || names.every((n) => n === '')) throw invalidParam('fields', 'must list at least one field name (e.g. fields=id,name)');
-  if (names.some((n) => n === '')) throw invalidParam('fields', 'contains an empty field name');
-  for (const name of names) {
-    if (!set.byName.has(name)) {
-      throw invalidParam('fields', `unknown field '${name}'; known fields: ${set.fields.map((f) => f.name).join(', ')}`);
-    }
+  const names = tokensOf(raw);
+  if (names.length === 0) return null;
+  const unknown = names.filter((name) => !set.byName.has(name));
+  if (unknown.length > 0) {
+    throw new ApiError(400, `Unknown field(s): ${[...new Set(unknown)].join(', ')}. Valid fields: ${set.fields.map((f) => f.name).join(', ')}`);
   }
-  return names.includes('id') || !set.byName.has('id') ? names : ['id', ...names];
+  const unique = [...new Set(names)];
+  return unique.includes('id') || !set.byName.has('id') ? unique : ['id', ...unique];
 }
 
-const SORT_TOKEN_RE = /^([A-Za-z0-9_]+)(?::(asc|desc))?$/i;
+/** One sort token: `field`, `field:asc`, `field:desc` (direction any case; spaces around the parts tolerated). */
+const SORT_TOKEN_RE = /^([^:\s]+)\s*(?::\s*([^:\s]+))?$/;
 
-/** `sort=name,population:desc`: only fields the caller's tier returns; each field once. */
+/**
+ * `sort=name,population:desc` (decisions.md "fields and sort"): each token a sortable field of the
+ * entity (`sortableFields(set)`) that the caller's tier returns; earlier tokens win (a repeated
+ * field adds nothing). Empty is as if absent, after the plan gate. Errors, all 400:
+ * a bad token or direction, a field not sortable, a sortable field above the tier.
+ */
 export function sortParam(ctx: RequestContext, set: EntityFields, tier: Tier, feature = 'sortParameter'): SortKey[] | null {
   const raw = present(ctx, 'sort');
   if (raw === undefined) return null;
   ctx.requireFeature(feature);
-  const tokens = splitList(raw);
-  const allowed = sortableNames(set, tier);
+  const tokens = tokensOf(raw);
+  if (tokens.length === 0) return null;
+  const sortable = sortableFields(set);
   const keys: SortKey[] = [];
   for (const token of tokens) {
     const match = SORT_TOKEN_RE.exec(token);
-    if (!match) {
-      throw invalidParam('sort', `expected field, field:asc or field:desc separated by commas, found '${token}'`);
+    const direction = match?.[2]?.toLowerCase();
+    if (!match || (direction !== undefined && direction !== 'asc' && direction !== 'desc')) {
+      throw new ApiError(400, `Invalid sort token "${token}". Expected "field" or "field:asc|desc".`);
     }
     const field = match[1]!;
-    if (!allowed.includes(field)) {
-      throw invalidParam('sort', `cannot sort by '${field}'; sortable fields on your plan: ${allowed.join(', ')}`);
+    if (!sortable.includes(field)) {
+      throw new ApiError(400, `Field "${field}" is not sortable. Sortable fields for ${set.entity}: ${sortable.join(', ')}`);
     }
-    if (keys.some((k) => k.field === field)) throw invalidParam('sort', `field '${field}' is listed more than once`);
-    keys.push({ field, descending: (match[2] ?? 'asc').toLowerCase() === 'desc' });
+    if (!isFieldInTier(set, field, tier)) throw new ApiError(400, `Field "${field}" is not available on your current plan.`);
+    if (keys.some((k) => k.field === field)) continue;
+    keys.push({ field, descending: direction === 'desc' });
   }
   return keys;
 }
@@ -179,8 +197,31 @@ export interface ListParams {
   /** Honoured locale, or null. */
   locale: string | null;
   includeTranslations: boolean;
+  /** `limit`/`offset` of a cursor-less list, or null: the whole list. */
+  page: Page | null;
   /** True when the reply is the operation's default body for the path and tier (memoizable). */
   plain: boolean;
+}
+
+/** A slice of a cursor-less list: `offset` rows skipped, at most `limit` returned. */
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export const PAGE_LIMIT_MAX = 1000;
+const OFFSET_MAX = 1_000_000_000;
+
+/**
+ * `limit` (1–1000) and `offset` (≥ 0) of a list without a cursor (decisions.md): null when both
+ * are absent (the whole list, as the spec says); with either, a page (limit 1000 unless given,
+ * offset 0 unless given).
+ */
+export function pageParams(ctx: RequestContext): Page | null {
+  const limit = intParam(ctx, 'limit', { min: 1, max: PAGE_LIMIT_MAX });
+  const offset = intParam(ctx, 'offset', { min: 0, max: OFFSET_MAX });
+  if (limit === undefined && offset === undefined) return null;
+  return { limit: limit ?? PAGE_LIMIT_MAX, offset: offset ?? 0 };
 }
 
 export interface ListParamOptions {
@@ -188,12 +229,12 @@ export interface ListParamOptions {
   q?: QBounds | boolean;
   /** Accept `locale` and `include_translations` (countries, regions, subregions). */
   localized?: boolean;
-  /** Accept `sort` (lists). */
+  /** Accept `sort`, `limit` and `offset` (cursor-less lists). */
   sort?: boolean;
 }
 
 /** What listParams returns for an empty query (most requests): shared, so never mutate a ListParams. */
-const PLAIN_PARAMS: ListParams = Object.freeze({ fields: null, sort: null, q: null, locale: null, includeTranslations: false, plain: true });
+const PLAIN_PARAMS: ListParams = Object.freeze({ fields: null, sort: null, q: null, locale: null, includeTranslations: false, page: null, plain: true });
 
 /** The shared list/detail parameters in one call; order of checks: 403 gates, then 400 values. */
 export function listParams(ctx: RequestContext, set: EntityFields, tier: Tier, options: ListParamOptions = {}): ListParams {
@@ -209,5 +250,6 @@ export function listParams(ctx: RequestContext, set: EntityFields, tier: Tier, o
   const q = options.q ? qParam(ctx, options.q === true ? {} : options.q) : null;
   const locale = options.localized ? localeParam(ctx) : null;
   const includeTranslations = options.localized ? includeTranslationsParam(ctx) : false;
-  return { fields, sort, q, locale, includeTranslations, plain: !fields && !sort && !q && !locale };
+  const page = options.sort ? pageParams(ctx) : null;
+  return { fields, sort, q, locale, includeTranslations, page, plain: !fields && !sort && !q && !locale && !page };
 }

@@ -4,11 +4,12 @@ import { configurePostcodeCursors, configurePostcodeResponseCache, postcodeOpera
 import { setBodyMemoBudget } from './reference/body-memo.js';
 import { changeOperations, configureChangeTokens } from './changes/index.js';
 import { referenceOperations } from './reference/index.js';
+import { usageOperation } from './account/usage.js';
 import { searchOperations } from './search/index.js';
 import type { Operation } from './types.js';
 
 export function allOperations(): Operation[] {
-  return [...referenceOperations, ...postcodeOperations, ...searchOperations, ...changeOperations];
+  return [...referenceOperations, ...postcodeOperations, ...searchOperations, ...changeOperations, usageOperation];
 }
 
 /** What the operations are configured with (runtime/config.ts reads it; each worker applies it). */

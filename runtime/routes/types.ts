@@ -2,7 +2,7 @@
 // An operation is data (path pattern, feature gate, error shape) plus a synchronous handler that
 // turns a parsed request into a Reply. Handlers never see uWS objects. The vocabulary both sides
 // share (Caller, Tier, ApiError, ErrorShape) lives in runtime/contract.
-import type { Caller, ErrorShape } from '../contract/index.js';
+import type { Caller, ErrorShape, UsageReport } from '../contract/index.js';
 import type { Engine } from '../engine/index.js';
 import type { Store } from '../store/types.js';
 
@@ -23,6 +23,8 @@ export interface RequestContext {
   requireFeature(feature: string): void;
   /** True when the caller's plan includes the feature (for silently ignored parameters). */
   hasFeature(feature: string): boolean;
+  /** The caller's quota usage after counting this request (GET /v1/usage). */
+  usage(): UsageReport;
 }
 
 export interface Reply {

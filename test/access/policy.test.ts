@@ -49,7 +49,7 @@ describe('data/policy.json', () => {
       isoCountry: 'isoLookup/starter', isoState: 'isoLookup/starter', isoConvert: 'isoLookup/starter',
       postcodeSearch: 'searchEndpoint/supporter',
       autocomplete: 'autocomplete/supporter', fuzzySearch: 'fuzzySearch/professional', nearbySearch: 'nearbySearch/professional',
-      changesList: 'changeFeed/business',
+      changesList: 'changeFeed/business', usage: 'all',
     });
   });
 
@@ -69,7 +69,7 @@ describe('data/policy.json', () => {
 
   it('has the upgrade URL, the 403 message and no alias key header by default', () => {
     assert.equal(policy.upgradeUrl, 'https://geoapi.local/pricing');
-    assert.equal(policy.forbiddenMessage, 'Your plan does not include this feature. Please upgrade your plan.');
+    assert.equal(policy.forbiddenMessage, 'This feature is not available on your current plan.');
     assert.deepEqual(policy.aliasKeyHeaders, []);
   });
 });
@@ -87,6 +87,7 @@ describe('policy checks', () => {
     ['a bad upgrade URL', (p) => (p.upgradeUrl = 'pricing'), /upgradeUrl: expected an http\(s\) URL, found "pricing"/],
     ['a bad alias header', (p) => (p.auth.aliasHeaders = ['X Bad']), /auth\.aliasHeaders\[0\]: expected an HTTP header name/],
     ['another format version', (p) => (p.formatVersion = 2), /formatVersion: expected 1, found 2/],
+    ['an unknown compat mode', (p) => (p.compat = 'hosted'), /compat: expected one of "none", "csc", found "hosted"/],
   ];
   for (const [what, edit, message] of cases) {
     it(`refuses ${what}`, () => {
@@ -101,5 +102,17 @@ describe('policy checks', () => {
   it('takes alias key headers from the file and the environment, lower-cased', () => {
     const parsed = parsePolicy(edited((p) => (p.auth.aliasHeaders = ['X-CSCAPI-KEY'])), 'test', ['X-Other-Key']);
     assert.deepEqual(parsed.aliasKeyHeaders, ['x-cscapi-key', 'x-other-key']);
+  });
+
+  it('compat "csc" (file, or the configuration over it) adds X-CSCAPI-KEY to the alias headers once', () => {
+    assert.equal(parsePolicy(edited(() => undefined), 'test').compat, 'none');
+    const fromFile = parsePolicy(edited((p) => (p.compat = 'csc')), 'test');
+    assert.equal(fromFile.compat, 'csc');
+    assert.deepEqual(fromFile.aliasKeyHeaders, ['x-cscapi-key']);
+    const both = parsePolicy(edited((p) => (p.auth.aliasHeaders = ['X-CSCAPI-KEY'])), 'test', [], 'csc');
+    assert.deepEqual(both.aliasKeyHeaders, ['x-cscapi-key']);
+    const overridden = parsePolicy(edited((p) => (p.compat = 'csc')), 'test', [], 'none');
+    assert.equal(overridden.compat, 'none');
+    assert.deepEqual(overridden.aliasKeyHeaders, []);
   });
 });

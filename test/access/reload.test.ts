@@ -81,7 +81,7 @@ describe('policy file reload', () => {
       return results.every((res) => res.json().upgradeUrl === 'https://example.test/upgrade');
     });
     const res = await server.get('/v1/search/fuzzy?q=ab', { plan: 'starter' });
-    assert.deepEqual(res.json(), { error: 'Your plan does not include this feature. Please upgrade your plan.', feature: 'fuzzySearch', upgradeUrl: 'https://example.test/upgrade' });
+    assert.deepEqual(res.json(), { error: 'This feature is not available on your current plan.', feature: 'fuzzySearch', upgradeUrl: 'https://example.test/upgrade' });
     assert.equal((await server.get('/v1/search/fuzzy?q=ab', { plan: 'supporter' })).status, 200);
   });
 

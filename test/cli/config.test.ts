@@ -79,6 +79,13 @@ describe('configFrom', () => {
     assert.throws(() => configFrom(['--quota', 'sometimes'], REQUIRED), /quota: GEOAPI_QUOTA: expected "off", "memory" or "redis", found "sometimes"/);
     assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_POSTCODE_CACHE_MB: 'big' }), /GEOAPI_POSTCODE_CACHE_MB: expected a whole number/);
     assert.throws(() => configFrom(['--nope'], REQUIRED), /nope/);
+    assert.throws(() => configFrom(['--compat', 'hosted'], REQUIRED), /--compat: expected one of none, csc, found "hosted"/);
+  });
+
+  it('reads the compat switch from --compat, else GEOAPI_COMPAT; absent leaves it to the policy file', () => {
+    assert.equal(configFrom([], REQUIRED).compat, null);
+    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_COMPAT: 'CSC' }).compat, 'csc');
+    assert.equal(configFrom(['--compat', 'none'], { ...REQUIRED, GEOAPI_COMPAT: 'csc' }).compat, 'none');
   });
 });
 
@@ -90,11 +97,17 @@ describe('the start banner', () => {
     uws: { packageName: '@btc-vision/uwebsockets.js', version: '20.57.0', binary: '/x/uws.node', abi: '115' },
     store: { dataVersion: 'abc', recordCounts: { countries: 250 } },
     quota: 'off',
+    compat: 'none',
     reloadKeys: () => undefined,
     reloadPolicy: () => undefined,
     close: async () => undefined,
     exited: Promise.resolve(),
   };
+
+  it('says which compat mode runs', () => {
+    assert.match(banner(server, configFrom([], REQUIRED)).join('\n'), /^compat: none \(geoapi names only; --compat csc for clients of the hosted API\)$/m);
+    assert.match(banner({ ...server, compat: 'csc' }, configFrom([], REQUIRED)).join('\n'), /^compat: csc \(clients of the hosted API: X-CSCAPI-KEY accepted/m);
+  });
 
   it('says what quotas do as configured: off is off', () => {
     const off = banner(server, configFrom(['--quota', 'off'], REQUIRED)).join('\n');
@@ -122,6 +135,7 @@ describe('the start banner', () => {
     assert.match(text, /key header aliases: X-Legacy-Key/);
     assert.match(text, /postcode cursors: GEOAPI_CURSOR_SECRET set, 1 previous secret accepted/);
     for (const secret of ['redis-password', 'cursor-secret-value', 'older-secret-value']) assert.ok(!text.includes(secret), `banner shows ${secret}`);
-    assert.deepEqual(lines.slice(3), describeConfig(config));
+    assert.deepEqual(lines.slice(3, -1), describeConfig(config));
+    assert.match(lines.at(-1)!, /^compat: none /);
   });
 });

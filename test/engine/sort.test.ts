@@ -12,12 +12,14 @@ const rows = () => [
 
 describe('sortObjects', () => {
   it('compares decimal text numerically, not as text', () => {
-    assert.deepEqual(sortObjects(rows(), [{ field: 'latitude', descending: false }], CITY_FIELDS).map((r) => r.id), [2, 3, 1, 4]);
+    assert.deepEqual(sortObjects(rows(), [{ field: 'latitude', descending: false }], CITY_FIELDS).map((r) => r.id), [4, 2, 3, 1]);
   });
 
-  it('keeps nulls last in both directions', () => {
+  it('puts nulls first ascending and last descending', () => {
     assert.deepEqual(sortObjects(rows(), [{ field: 'latitude', descending: true }], CITY_FIELDS).map((r) => r.id), [1, 3, 2, 4]);
+    assert.deepEqual(sortObjects(rows(), [{ field: 'latitude', descending: false }], CITY_FIELDS).map((r) => r.id), [4, 2, 3, 1]);
     assert.deepEqual(sortObjects(rows(), [{ field: 'population', descending: true }], CITY_FIELDS).map((r) => r.id), [2, 3, 4, 1]);
+    assert.deepEqual(sortObjects(rows(), [{ field: 'population', descending: false }], CITY_FIELDS).map((r) => r.id), [1, 3, 4, 2]);
   });
 
   it('folds case and diacritics for text and keeps input order on ties', () => {
@@ -26,6 +28,6 @@ describe('sortObjects', () => {
 
   it('applies later keys to break ties', () => {
     const sorted = sortObjects(rows(), [{ field: 'population', descending: false }, { field: 'id', descending: true }], CITY_FIELDS);
-    assert.deepEqual(sorted.map((r) => r.id), [4, 3, 2, 1]);
+    assert.deepEqual(sorted.map((r) => r.id), [1, 4, 3, 2]);
   });
 });

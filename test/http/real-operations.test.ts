@@ -27,7 +27,7 @@ describe('real operations behind the HTTP layer', () => {
   it('gates a Starter operation for a Community key with the policy feature', async () => {
     const res = await server.get('/v1/regions', { plan: 'community' });
     assert.equal(res.status, 403);
-    assert.deepEqual(res.json(), { error: 'Your plan does not include this feature. Please upgrade your plan.', feature: 'regionsApi', upgradeUrl: 'https://geoapi.local/pricing' });
+    assert.deepEqual(res.json(), { error: 'This feature is not available on your current plan.', feature: 'regionsApi', upgradeUrl: 'https://geoapi.local/pricing' });
     assert.equal((await server.get('/v1/regions', { plan: 'starter' })).status, 200);
   });
 

@@ -39,7 +39,7 @@ function recorder(): { res: UwsHttpResponse; written: [string, string][]; body: 
 }
 
 function settings(logs: string[]): ResponseSettings {
-  return { dataVersion: 'v1', privateMaxAgeSeconds: 300, compression: new CompressionCache(), corsExposeHeaders: '*', vary: 'Accept-Encoding', log: (m) => logs.push(m) };
+  return { dataVersion: 'v1', privateMaxAgeSeconds: 300, compression: new CompressionCache(), corsExposeHeaders: '*', vary: 'Accept-Encoding', cscHeaders: false, log: (m) => logs.push(m) };
 }
 
 describe('operation headers', () => {

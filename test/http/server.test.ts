@@ -9,7 +9,7 @@ import { fixtureModules } from './fixtures/modules.js';
 import { BIG_BODY_TEXT } from './fixtures/test-operations.js';
 
 const UNAUTHORIZED = { error: "Unauthorized. You shouldn't be here." };
-const FORBIDDEN = 'Your plan does not include this feature. Please upgrade your plan.';
+const FORBIDDEN = 'This feature is not available on your current plan.';
 const UPGRADE_URL = 'https://geoapi.local/pricing';
 
 let server: TestServer;

@@ -11,13 +11,9 @@
 import { ALLOWED, DAILY_EXCEEDED, MONTHLY_EXCEEDED } from './counter-table.js';
 import { monthLengthSeconds, secondsUntil, type QuotaWindows } from './windows.js';
 
-/** What the HTTP layer needs: headers for every keyed response; status/body when refused. */
-export interface QuotaDecision {
-  allowed: boolean;
-  headers: Record<string, string>;
-  status?: 429;
-  body?: string;
-}
+import type { QuotaCounts, QuotaDecision } from '../quota-hook.js';
+
+export type { QuotaDecision };
 
 /** Limits applying to one caller; keep one object per plan and policy (header parts are cached by it). */
 export interface BucketLimits {
@@ -71,6 +67,8 @@ export function usageHeaders(limits: BucketLimits, windows: QuotaWindows, nowMs:
 /**
  * The decision for an outcome of CounterTable.consume / the Redis script.
  * `tier` is the caller's plan as 403 details name it; `upgradeUrl` comes from the policy file.
+ * `flatRefusal` (compat "csc"): the 429 body also carries {error, limit, period, tier, upgradeUrl}
+ * at the top level, as the public service's clients read it (decisions.md).
  */
 export function decide(
   outcome: number,
@@ -81,24 +79,21 @@ export function decide(
   monthUsed: number,
   tier: string,
   upgradeUrl: string,
+  flatRefusal = false,
 ): QuotaDecision {
   const headers = usageHeaders(limits, windows, nowMs, dayUsed, monthUsed);
-  if (outcome === ALLOWED) return { allowed: true, headers };
+  const counts: QuotaCounts = { dayUsed, monthUsed, dailyLimit: limits.daily, monthlyLimit: limits.monthly, dayResetMs: windows.dayResetMs, monthResetMs: windows.monthResetMs };
+  if (outcome === ALLOWED) return { allowed: true, headers, counts };
   const monthly = outcome === MONTHLY_EXCEEDED;
   if (!monthly && outcome !== DAILY_EXCEEDED) throw new Error(`quota: expected an outcome 0, 1 or 2, found ${outcome}`);
   const resetMs = monthly ? windows.monthResetMs : windows.dayResetMs;
   // Cache-Control: no-store is the HTTP layer's: it sets it on every error response.
   headers['Retry-After'] = String(secondsUntil(nowMs, resetMs));
-  const body = JSON.stringify({
-    status: 'error',
-    message: monthly ? MONTHLY_MESSAGE : DAILY_MESSAGE,
-    details: {
-      limit: monthly ? limits.monthly : limits.daily,
-      period: monthly ? 'monthly' : 'daily',
-      resetAt: new Date(resetMs).toISOString(),
-      upgradeUrl,
-      tier,
-    },
-  });
-  return { allowed: false, headers, status: 429, body };
+  const message = monthly ? MONTHLY_MESSAGE : DAILY_MESSAGE;
+  const limit = monthly ? limits.monthly : limits.daily;
+  const period = monthly ? 'monthly' : 'daily';
+  const details = { limit, period, resetAt: new Date(resetMs).toISOString(), upgradeUrl, tier };
+  const shapeB = { status: 'error', message, details };
+  const body = JSON.stringify(flatRefusal ? { ...shapeB, error: message, limit, period, tier, upgradeUrl } : shapeB);
+  return { allowed: false, headers, status: 429, body, counts };
 }

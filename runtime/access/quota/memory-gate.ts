@@ -76,9 +76,9 @@ export class MemoryQuotaGate {
       table = this.overflow;
       slot = table.slotOf(bucketKey);
       // Both tables full: answer without counting rather than refuse paying callers.
-      if (slot === TABLE_FULL) return decide(ALLOWED, limits, windows, nowMs, 0, 0, caller.tierName, this.policy.upgradeUrl);
+      if (slot === TABLE_FULL) return decide(ALLOWED, limits, windows, nowMs, 0, 0, caller.tierName, this.policy.upgradeUrl, this.policy.flatRefusal);
     }
     const outcome = table.consume(slot, windows.dayId, windows.monthId, limits.daily, limits.monthly, this.counts);
-    return decide(outcome, limits, windows, nowMs, this.counts[0]!, this.counts[1]!, caller.tierName, this.policy.upgradeUrl);
+    return decide(outcome, limits, windows, nowMs, this.counts[0]!, this.counts[1]!, caller.tierName, this.policy.upgradeUrl, this.policy.flatRefusal);
   }
 }

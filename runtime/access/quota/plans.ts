@@ -19,12 +19,14 @@ export interface QuotaPolicy {
   plans: Readonly<Record<string, PlanQuota | null | undefined>>;
   /** Shown in 429 details. */
   upgradeUrl: string;
+  /** Compat "csc": 429 bodies also carry the flat fields (decision.ts). */
+  flatRefusal: boolean;
 }
 
 export function quotaPolicyOf(policy: Policy): QuotaPolicy {
   const plans: Record<string, PlanQuota | null> = {};
   for (const [name, plan] of Object.entries(policy.plans)) plans[name] = plan.quota;
-  return { plans, upgradeUrl: policy.upgradeUrl };
+  return { plans, upgradeUrl: policy.upgradeUrl, flatRefusal: policy.compat === 'csc' };
 }
 
 /** The bucket key: `key:<keyId>`, or `plan:<plan>` for a plan with one shared bucket. */

@@ -87,9 +87,9 @@ export class RedisQuotaGate {
   private viaRedis(caller: Caller, quota: PlanQuota, bucketKey: string, nowMs: number): Promise<QuotaDecision> {
     const windows = windowsAt(nowMs);
     const limits = this.limits.limitsOf(caller.plan, quota);
-    const upgradeUrl = this.policy.upgradeUrl;
+    const { upgradeUrl, flatRefusal } = this.policy;
     return this.counter.consume(bucketKey, windows, quota.daily, quota.monthly).then(
-      ([outcome, dayUsed, monthUsed]) => decide(outcome, limits, windows, nowMs, dayUsed, monthUsed, caller.tierName, upgradeUrl),
+      ([outcome, dayUsed, monthUsed]) => decide(outcome, limits, windows, nowMs, dayUsed, monthUsed, caller.tierName, upgradeUrl, flatRefusal),
       (error: Error) => this.fallBack(caller, quota, bucketKey, nowMs, error.message),
     );
   }

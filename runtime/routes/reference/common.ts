@@ -5,7 +5,7 @@ import { projectionFor, serializeList } from '../../render/projection.js';
 import { localizeName } from '../../engine/localize.js';
 import type { NamedEntity } from '../../engine/name-keys.js';
 import { sortObjects } from '../../engine/sort.js';
-import type { ListParams } from '../params.js';
+import type { ListParams, Page } from '../params.js';
 import { ApiError, type Tier } from '../../contract/index.js';
 import type { RequestContext, Reply } from '../types.js';
 import { memoizedReply } from './body-memo.js';
@@ -84,28 +84,59 @@ export function withLocale<R extends Nameable>(record: R, projection: Projection
 }
 
 /**
- * A list reply. Default requests (no fields/sort/q/locale) get the memoized prepared bytes;
- * others are filtered (q on name/native), localized, sorted and serialised per request.
+ * Headers of a page of a cursor-less list (decisions.md): the list's total and the page asked for.
+ * The HTTP layer adds the X-CSC-* twins in compat mode.
+ */
+export function pageHeaders(cacheControl: string, total: number, page: Page): Record<string, string> {
+  return {
+    'Cache-Control': cacheControl,
+    'X-GEOAPI-Total-Count': String(total),
+    'X-GEOAPI-Limit': String(page.limit),
+    'X-GEOAPI-Offset': String(page.offset),
+  };
+}
+
+/** A whole list, or its page with the page headers (currency and phone lists, whose items are built in memory). */
+export function pagedListReply<T extends object>(items: readonly T[], projection: Projection, cacheControl: string, page: Page | null): Reply {
+  if (page === null) return jsonReply(serializeList(projection, items.length, (i) => items[i]!), cacheControl);
+  const slice = items.slice(page.offset, page.offset + page.limit);
+  return { status: 200, body: serializeList(projection, slice.length, (i) => slice[i]!), headers: pageHeaders(cacheControl, items.length, page) };
+}
+
+/**
+ * A list reply. Default requests (no fields/sort/q/locale/page) get the memoized prepared bytes;
+ * others are filtered (q on name/native), sorted on the full records, sliced (limit/offset),
+ * localized and serialised per request.
  */
 export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>): Reply {
   const projection = projectionOf(spec.set, spec.tier, spec.params);
-  const headers = cacheControlHeaders(spec.cacheControl);
   if (spec.params.plain) {
     return memoizedReply(
       ctx,
       `${spec.memoKey}|${projection.id}`,
       () => serializeList(projection, spec.count, (i) => spec.record(spec.rowAt(i))),
-      headers,
+      cacheControlHeaders(spec.cacheControl),
     );
   }
-  const { q, sort, locale } = spec.params;
+  const { q, sort, locale, page } = spec.params;
   let records: R[] = [];
-  for (let i = 0; i < spec.count; i++) {
-    const row = spec.rowAt(i);
-    if (q && !ctx.engine.rowMatchesQ(spec.entity, row, q.key)) continue;
-    records.push(spec.record(row));
+  let total: number;
+  if (q === null && sort === null && page !== null) {
+    // A page of the list in its stored order: decode only the rows of the page.
+    total = spec.count;
+    const end = Math.min(spec.count, page.offset + page.limit);
+    for (let i = page.offset; i < end; i++) records.push(spec.record(spec.rowAt(i)));
+  } else {
+    for (let i = 0; i < spec.count; i++) {
+      const row = spec.rowAt(i);
+      if (q && !ctx.engine.rowMatchesQ(spec.entity, row, q.key)) continue;
+      records.push(spec.record(row));
+    }
+    if (sort) sortObjects(records, sort, spec.set);
+    total = records.length;
+    if (page !== null) records = records.slice(page.offset, page.offset + page.limit);
   }
   if (locale !== null) records = records.map((record) => withLocale(record, projection, locale));
-  if (sort) sortObjects(records, sort, spec.set);
+  const headers = page === null ? cacheControlHeaders(spec.cacheControl) : pageHeaders(spec.cacheControl, total, page);
   return { status: 200, body: serializeList(projection, records.length, (i) => records[i]!), headers };
 }

@@ -2,11 +2,11 @@
 import { ApiError } from '../../contract/index.js';
 import { currencyOf } from '../../engine/currency.js';
 import { CURRENCY_FIELDS } from '../../render/fields.js';
-import { serializeList, serializeObject } from '../../render/projection.js';
+import { serializeObject } from '../../render/projection.js';
 import { sortObjects } from '../../engine/sort.js';
 import { listParams } from '../params.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, jsonReply, notFound, projectionOf } from './common.js';
+import { CACHE_DAY, jsonReply, notFound, pagedListReply, projectionOf } from './common.js';
 
 export const currencyByCountry: Operation = {
   name: 'currencyByCountry',
@@ -38,7 +38,6 @@ export const currencyList: Operation = {
     }
     let list = ctx.engine.currencies(code);
     if (params.sort) list = sortObjects([...list], params.sort, CURRENCY_FIELDS);
-    const projection = projectionOf(CURRENCY_FIELDS, 'basic', params);
-    return jsonReply(serializeList(projection, list.length, (i) => list[i]!), CACHE_DAY);
+    return pagedListReply(list, projectionOf(CURRENCY_FIELDS, 'basic', params), CACHE_DAY, params.page);
   },
 };

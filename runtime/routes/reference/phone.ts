@@ -1,13 +1,13 @@
 // GET /v1/phone?code=, /v1/phone/parse?number=, /v1/phone/{ciso} (feature phoneDialCode).
 // The dial-code-by-country operation answers errors in shape B, the others in shape A.
 import { PHONE_FIELDS, PHONE_PARSE_FIELDS } from '../../render/fields.js';
-import { serializeList, serializeObject } from '../../render/projection.js';
+import { serializeObject } from '../../render/projection.js';
 import { sortObjects } from '../../engine/sort.js';
 import { parsedPhoneJson } from '../../render/phone.js';
 import { listParams } from '../params.js';
 import { ApiError } from '../../contract/index.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, NO_STORE, jsonReply, notFound, projectionOf } from './common.js';
+import { CACHE_DAY, NO_STORE, jsonReply, notFound, pagedListReply, projectionOf } from './common.js';
 
 /**
  * `code` filter: 1 to 4 digits, optional leading + (a space when the + arrived unencoded),
@@ -31,8 +31,7 @@ export const phoneList: Operation = {
     const raw = ctx.query.get('code');
     let entries = raw === undefined ? [...ctx.engine.phoneEntries()] : ctx.engine.phoneEntriesByCode(dialCodeFilter(raw));
     if (params.sort) entries = sortObjects(entries, params.sort, PHONE_FIELDS);
-    const projection = projectionOf(PHONE_FIELDS, 'basic', params);
-    return jsonReply(serializeList(projection, entries.length, (i) => entries[i]!), CACHE_DAY);
+    return pagedListReply(entries, projectionOf(PHONE_FIELDS, 'basic', params), CACHE_DAY, params.page);
   },
 };
 

@@ -1,18 +1,23 @@
 // GET /v1/search/fuzzy (Professional+, error shape A): pg_trgm similarity over English and
 // native names (runtime/engine/search/fuzzy.ts), full field set plus match_score, matched_alias.
 import { serializeObject } from '../../render/projection.js';
-import { ENTITY_OF } from '../../engine/search/context.js';
+import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
 import { filterRows } from '../../engine/search/row-filter.js';
 import { fuzzySearch } from '../../engine/search/fuzzy.js';
 import { roundScore } from '../../text/trigram.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
 import { countryFilter, limitParam, searchText, searchType, thresholdParam } from './params.js';
-import { decodeRow, jsonArray, searchProjection, tierFor } from '../../render/search.js';
+import { countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
 import { cacheKey, searchCache, searchReply } from './shared.js';
 
 export const FUZZY_LIMIT_MAX = 50;
 export const FUZZY_LIMIT_DEFAULT = 10;
-const ADDITIONS = ['match_score', 'matched_alias'];
+/** Parent names as nearby carries them (decisions.md: the public service's fuzzy results have them), then the additions. */
+const ADDITIONS: Readonly<Record<SearchEntity, readonly string[]>> = {
+  cities: ['country_name', 'state_name', 'match_score', 'matched_alias'],
+  states: ['country_name', 'match_score', 'matched_alias'],
+  countries: ['match_score', 'matched_alias'],
+};
 
 function handle(ctx: RequestContext): Reply {
   const q = searchText(ctx);
@@ -29,10 +34,12 @@ function handle(ctx: RequestContext): Reply {
   if (cached !== undefined) return searchReply(cached, true);
 
   const hits = fuzzySearch(ctx.engine.search.indexes(entity), { q: q.raw, threshold, rows: filterRows(ctx.store, entity, country, null), limit });
-  const projection = searchProjection(entity, tier, false, ADDITIONS);
+  const projection = searchProjection(entity, tier, false, ADDITIONS[entity]);
   const items = hits.map((hit) => {
     const record = decodeRow(ctx.store, entity, hit.row);
     const item = record as unknown as Record<string, unknown>;
+    if (entity !== 'countries') item.country_name = countryNameOfRow(ctx.store, entity, hit.row);
+    if (entity === 'cities') item.state_name = stateNameOfCityRow(ctx.store, hit.row);
     item.match_score = roundScore(hit.score);
     item.matched_alias = hit.nativeWins ? record.native : null;
     return serializeObject(projection, item);

@@ -61,18 +61,18 @@ const CASES: OpCase[] = [
   {
     op: 'statesAll', gate: 2, feature: 'bulkStates', shape: 'A',
     ok: { path: '/v1/states', schema: (p) => `state.${TIER[p]}.json[]`, keys: (p) => KEYS.state[TIER[p]!], check: (b) => assert.equal((b as unknown[]).length, 20) },
-    bad: { path: '/v1/states?sort=bogus', message: "Invalid query parameters: sort: cannot sort by 'bogus'; sortable fields on your plan: " },
+    bad: { path: '/v1/states?sort=bogus', message: 'Field "bogus" is not sortable. Sortable fields for states: id, name, iso2, country_code, population, latitude, longitude' },
   },
   {
     op: 'countryStates', gate: 0, feature: null, shape: 'A',
     ok: { path: '/v1/countries/US/states', schema: (p) => `state.${TIER[p]}.json[]`, keys: (p) => KEYS.state[TIER[p]!] },
-    bad: { path: '/v1/countries/US/states?fields=id,bogus', message: "Invalid query parameters: fields: unknown field 'bogus'; known fields: ", paramGate: 1, paramFeature: 'fieldsFiltering' },
+    bad: { path: '/v1/countries/US/states?fields=id,bogus', message: 'Unknown field(s): bogus. Valid fields: ', paramGate: 1, paramFeature: 'fieldsFiltering' },
     missing: { path: '/v1/countries/XX/states', message: 'No States/Regions found.' },
   },
   {
     op: 'stateDetail', gate: 0, feature: null, shape: 'A',
     ok: { path: '/v1/countries/us/states/ca', schema: (p) => `state.${TIER[p]}.json`, keys: (p) => KEYS.state[TIER[p]!] },
-    bad: { path: '/v1/countries/US/states/CA?fields=', message: 'Invalid query parameters: fields: must list at least one field name (e.g. fields=id,name)', paramGate: 1, paramFeature: 'fieldsFiltering' },
+    bad: { path: '/v1/countries/US/states/CA?fields=name,nope,,', message: 'Unknown field(s): nope. Valid fields: ', paramGate: 1, paramFeature: 'fieldsFiltering' },
     missing: { path: '/v1/countries/US/states/ZZ', message: 'No State/Region found.' },
   },
   {
@@ -84,7 +84,7 @@ const CASES: OpCase[] = [
   {
     op: 'countryCities', gate: 2, feature: 'bulkCities', shape: 'A',
     ok: { path: '/v1/countries/BR/cities', schema: (p) => `city.${TIER[p]}.json[]`, keys: (p) => KEYS.city[TIER[p]!], check: (b) => assert.equal((b as unknown[]).length, 5) },
-    bad: { path: '/v1/countries/BR/cities?sort=name:up', message: "Invalid query parameters: sort: expected field, field:asc or field:desc separated by commas, found 'name:up'" },
+    bad: { path: '/v1/countries/BR/cities?sort=name:up', message: 'Invalid sort token "name:up". Expected "field" or "field:asc|desc".' },
     missing: { path: '/v1/countries/XX/cities', message: 'No Cities found.' },
   },
   {
@@ -107,7 +107,7 @@ const CASES: OpCase[] = [
   {
     op: 'subregionDetail', gate: 1, feature: 'regionsApi', shape: 'A',
     ok: { path: '/v1/subregions/7', schema: (p) => `subregion.${REGION_TIER(p)}.json`, keys: (p) => KEYS.subregion[REGION_TIER(p)] },
-    bad: { path: '/v1/subregions/7?fields=population', message: "Invalid query parameters: fields: unknown field 'population'; known fields: " },
+    bad: { path: '/v1/subregions/7?fields=population', message: 'Unknown field(s): population. Valid fields: ' },
     missing: { path: '/v1/subregions/999', message: 'Subregion not found.' },
   },
   {
@@ -140,7 +140,7 @@ const CASES: OpCase[] = [
   {
     op: 'phoneByCountry', gate: 1, feature: 'phoneDialCode', shape: 'B',
     ok: { path: '/v1/phone/BS', schema: () => 'phone-entry.json', check: (b) => assert.deepEqual(b, { country: 'BS', dial_code: '+1', area_code: '242', iso2: 'BS', iso3: 'BHS' }) },
-    bad: { path: '/v1/phone/BS?fields=bogus', message: "Invalid query parameters: fields: unknown field 'bogus'; known fields: country, dial_code, area_code, iso2, iso3" },
+    bad: { path: '/v1/phone/BS?fields=bogus', message: 'Unknown field(s): bogus. Valid fields: country, dial_code, area_code, iso2, iso3' },
     missing: { path: '/v1/phone/XX', message: 'Country not found.' },
   },
   {
@@ -169,7 +169,7 @@ const CASES: OpCase[] = [
   {
     op: 'timezoneState', gate: 0, feature: null, shape: 'A',
     ok: { path: '/v1/timezone/US/CA', schema: () => 'timezone.json', check: (b) => assert.equal((b as { iana: string }).iana, 'America/Los_Angeles') },
-    bad: { path: '/v1/timezone/US/CA?fields=bogus', message: "Invalid query parameters: fields: unknown field 'bogus'; known fields: iana, abbreviation, offset_utc, dst_offset_utc, is_dst_now", paramGate: 1, paramFeature: 'fieldsFiltering' },
+    bad: { path: '/v1/timezone/US/CA?fields=bogus', message: 'Unknown field(s): bogus. Valid fields: iana, abbreviation, offset_utc, dst_offset_utc, is_dst_now', paramGate: 1, paramFeature: 'fieldsFiltering' },
     missing: { path: '/v1/timezone/US/ZZ', message: 'State not found.' },
   },
   {

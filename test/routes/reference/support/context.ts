@@ -3,6 +3,7 @@
 // contract tests use the real server instead (test/support/server.ts).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { usageReportOf } from '../../../../runtime/access/usage.js';
 import { engineFor } from '../../../../runtime/engine/index.js';
 import { ApiError, type Caller, type PlanName, type Tier } from '../../../../runtime/contract/index.js';
 import { type Operation, type Reply, type RequestContext } from '../../../../runtime/routes/types.js';
@@ -58,6 +59,7 @@ export function contextFor(store: Store, operation: Operation, options: CallOpti
       }
     },
     hasFeature: has,
+    usage: () => usageReportOf(caller.plan, undefined, (options.now ?? new Date()).getTime()),
   };
 }
 
