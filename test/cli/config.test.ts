@@ -92,6 +92,7 @@ describe('the start banner', () => {
     quota: 'off',
     reloadKeys: () => undefined,
     reloadPolicy: () => undefined,
+    reloadSnapshot: async () => ({ status: 'unchanged', dataVersion: 'abc' }),
     close: async () => undefined,
     exited: Promise.resolve(),
   };
