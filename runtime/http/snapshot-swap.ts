@@ -9,9 +9,7 @@
 // A snapshot that fails a check is refused with one log line naming the file; the old one keeps
 // serving.
 import { realpathSync, unwatchFile, watchFile, type Stats } from 'node:fs';
-import { join } from 'node:path';
-import { MANIFEST_FILE } from '../format/manifest.js';
-import { loadSnapshotBytes, type SnapshotBytes } from '../store/load.js';
+import { loadSnapshotBytes, manifestPath, type SnapshotBytes } from '../store/load.js';
 import { openStore } from '../store/open.js';
 import type { MainToWorker, StoreSummary, WorkerToMain } from './protocol.js';
 
@@ -133,7 +131,7 @@ export function startSnapshotSwapper(options: SnapshotSwapOptions): SnapshotSwap
   // into place, or a `current` symlink is pointed at another directory. Either way manifest.json
   // (stat follows the symlink) gets another inode or mtime. While a build moves the old directory
   // aside the file is briefly missing: that is no change; its return is.
-  const manifestFile = join(snapshotDir, MANIFEST_FILE);
+  const manifestFile = manifestPath(snapshotDir);
   let debounce: NodeJS.Timeout | null = null;
   const onManifest = (now: Stats, before: Stats): void => {
     if (now.ino === 0 && now.mtimeMs === 0) return;
