@@ -11,6 +11,7 @@
 import { realpathSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { loadSnapshotBytes, manifestPath, type SnapshotBytes } from '../store/load.js';
 import { openStore } from '../store/open.js';
+import { collectSoon } from './collect.js';
 import type { MainToWorker, StoreSummary, WorkerToMain } from './protocol.js';
 
 export type ReloadStatus = 'swapped' | 'unchanged' | 'refused' | 'unavailable';
@@ -81,7 +82,16 @@ export function startSnapshotSwapper(options: SnapshotSwapOptions): SnapshotSwap
     }
   }
 
+  /** This thread's copy of a loaded snapshot (kept or refused) is garbage once a run is over. */
   async function runOnce(reason: string): Promise<ReloadOutcome> {
+    try {
+      return await loadAndSwitch(reason);
+    } finally {
+      if (options.swappable) collectSoon(100);
+    }
+  }
+
+  async function loadAndSwitch(reason: string): Promise<ReloadOutcome> {
     if (!options.swappable) {
       log(`snapshot: reload (${reason}) is not available when the operations module opens its own store`);
       return { status: 'unavailable', dataVersion: serving.summary.dataVersion };

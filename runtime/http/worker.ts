@@ -10,6 +10,7 @@ import type { Operation } from '../routes/types.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
 import { buildApp, checkOperations, type WorkerState } from './app.js';
+import { collectSoon } from './collect.js';
 import type { MainToWorker, OperationsModule, WorkerInit, WorkerToMain } from './protocol.js';
 import { loadUws, type UwsListenSocket } from './uws.js';
 
@@ -50,11 +51,10 @@ function openInitialStore(snapshot: NonNullable<WorkerInit['snapshot']>): Store 
 }
 
 // A store replaced by a swap is logged when it has been collected: proof that nothing (cache,
-// closure, request in flight) holds the old snapshot any more. With --expose-gc a collection is
-// asked for shortly after the swap, so the memory goes back at once rather than at the next GC.
+// closure, request in flight) holds the old snapshot any more. A collection is asked for shortly
+// after the swap (collect.ts), so the memory goes back at once rather than at some later GC.
 const released = new FinalizationRegistry<string>((dataVersion) => log(`snapshot: previous store (dataVersion ${dataVersion}) released`));
 const GC_AFTER_SWAP_MS = 1000;
-const exposedGc = (globalThis as { gc?: () => void }).gc;
 
 function createQuota(policy: WorkerState['policy']): QuotaGate {
   if (init.quota === null) return noQuotaGate;
@@ -74,7 +74,6 @@ async function main(): Promise<void> {
   let listenSocket: UwsListenSocket | null = null;
   /** The store opened by snapshot-prepare, waiting for its commit. */
   let prepared: { generation: number; store: Store } | null = null;
-  let gcTimer: NodeJS.Timeout | null = null;
 
   port.on('message', (message: MainToWorker) => {
     try {
@@ -123,13 +122,7 @@ async function main(): Promise<void> {
           prepared = null;
           onStoreChanged();
           released.register(previous, previous.manifest.dataVersion);
-          if (exposedGc !== undefined && gcTimer === null) {
-            gcTimer = setTimeout(() => {
-              gcTimer = null;
-              exposedGc();
-            }, GC_AFTER_SWAP_MS);
-            gcTimer.unref();
-          }
+          collectSoon(GC_AFTER_SWAP_MS);
           break;
         }
         case 'snapshot-abort':
