@@ -8,6 +8,7 @@ const SUITES: Record<string, { module: string; fn: string }> = {
   http: { module: './http.bench.js', fn: 'runHttpBench' },
   quota: { module: './quota.bench.js', fn: 'runQuotaBench' },
   typeahead: { module: './typeahead.bench.js', fn: 'runTypeaheadBench' },
+  swap: { module: './swap.bench.js', fn: 'runSwapBench' },
 };
 
 async function main(): Promise<void> {

@@ -53,6 +53,7 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       redis: { type: 'string' },
       quota: { type: 'string' },
       compat: { type: 'string' },
+      'pid-file': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -78,6 +79,8 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
   const cursorSecret = env['GEOAPI_CURSOR_SECRET']?.trim();
   const bodyMemoMb = Number(env['GEOAPI_BODY_MEMO_MB']);
   const host = values.host ?? env['GEOAPI_HOST'];
+  const snapshotWatch = (env['GEOAPI_SNAPSHOT_WATCH'] ?? 'on').trim().toLowerCase();
+  if (!['on', 'off', '1', '0', 'true', 'false'].includes(snapshotWatch)) throw new ConfigError(`GEOAPI_SNAPSHOT_WATCH: expected on or off, found ${JSON.stringify(env['GEOAPI_SNAPSHOT_WATCH'])}`);
   return {
     snapshotDir: resolve(snapshotDir),
     keysFile: resolve(keysFile),
@@ -89,6 +92,8 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
     compat,
     uwsCandidates: uwsCandidates(env),
     quota,
+    snapshotWatch: snapshotWatch === 'on' || snapshotWatch === '1' || snapshotWatch === 'true',
+    pidFile: resolve((values['pid-file'] ?? env['GEOAPI_PID_FILE']) || pidFileFor(snapshotDir)),
     operations: {
       cursorSecret: cursorSecret ? cursorSecret : null,
       previousCursorSecrets: listSetting(env['GEOAPI_CURSOR_SECRET_PREVIOUS']),
@@ -114,6 +119,14 @@ export function describeCompat(mode: CompatMode): string {
     : 'none (geoapi names only; --compat csc for clients of the hosted API)';
 }
 
+/**
+ * The default pid file of a server of `snapshotDir`: beside the directory, not in it (a build
+ * into the same --out replaces the directory). `geoapi reload` finds the server through it.
+ */
+export function pidFileFor(snapshotDir: string): string {
+  return `${resolve(snapshotDir)}.pid`;
+}
+
 /** What quotas do, in words: "off", "in memory, saved to … every 1000 ms", "in Redis at host:port". */
 export function describeQuota(quota: QuotaOptions): string {
   switch (quota.mode) {
@@ -134,6 +147,7 @@ export function describeConfig(config: GeoapiConfig): string[] {
   const previous = operations.previousCursorSecrets.length;
   const cache = operations.postcodeResponseCache;
   return [
+    `snapshot reloads: SIGHUP, geoapi reload (pid file ${config.pidFile})${config.snapshotWatch ? ', and when manifest.json is replaced' : ''}`,
     `keys: ${config.keysFile}; quotas: ${describeQuota(config.quota)}`,
     `policy: ${config.policyFile}; key header aliases: ${config.keyHeaderAliases.length > 0 ? config.keyHeaderAliases.join(', ') : 'none'}`,
     `postcode cursors: ${operations.cursorSecret === null ? 'random secret per process (GEOAPI_CURSOR_SECRET not set)' : 'GEOAPI_CURSOR_SECRET set'}${previous > 0 ? `, ${previous} previous secret${previous === 1 ? '' : 's'} accepted` : ''}`,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `geoapi` command: dispatches to build, serve, start, keys and verify. Exit codes: 0 ok, 1
+// The `geoapi` command: dispatches to build, serve, start, reload, keys and verify. Exit codes: 0 ok, 1
 // failure (message on stderr), 2 bad usage. The only module that reads the environment: it hands
 // process.env to the command, which reads it once into its configuration (runtime/config.ts).
 import type { Env } from './config.js';
@@ -26,6 +26,10 @@ async function run(argv: string[], env: Env): Promise<number> {
     case 'serve': {
       const { runServeCommand } = await import('./serve.js');
       return runServeCommand(args, print, env);
+    }
+    case 'reload': {
+      const { runReloadCommand } = await import('./serve.js');
+      return runReloadCommand(args, print, env);
     }
     case 'start': {
       const { runStartCommand } = await import('./start.js');

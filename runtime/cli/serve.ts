@@ -1,8 +1,14 @@
 // `geoapi serve`: runs the server until SIGTERM/SIGINT, then drains and exits 0.
-// SIGHUP re-reads the key file and the policy at once (they are also watched).
-import { configFrom, describeCompat, describeConfig, type Env, type GeoapiConfig } from './config.js';
+// SIGHUP re-reads the key file and the policy at once (they are also watched) and reloads the
+// snapshot (live swap, runtime/http/snapshot-swap.ts). The process id goes to the pid file
+// (pid-file.ts), where `geoapi reload` finds it.
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { configFrom, describeCompat, describeConfig, pidFileFor, type Env, type GeoapiConfig } from './config.js';
+import { dataHome } from './paths.js';
 import { startServer, type RunningServer } from '../http/server.js';
 import { describeBuild } from '../http/uws.js';
+import { removePidFile, signalServer, writePidFile } from './pid-file.js';
 
 /** How long a drain may take before the process is killed (uWS closes idle keep-alive connections after ~10 s). */
 const STOP_TIMEOUT_MS = 30_000;
@@ -21,8 +27,13 @@ export function banner(server: RunningServer, config: GeoapiConfig): string[] {
   ];
 }
 
+export interface ServeHooks {
+  /** Runs on SIGHUP before the snapshot is reloaded (`geoapi start`: rebuild the default snapshot when stale). */
+  beforeSnapshotReload?(): Promise<void>;
+}
+
 /** Starts the server, prints the banner, resolves with the exit code once stopped. */
-export async function serveUntilStopped(config: GeoapiConfig, print: (line: string) => void, afterBanner: string[] = []): Promise<number> {
+export async function serveUntilStopped(config: GeoapiConfig, print: (line: string) => void, afterBanner: string[] = [], hooks: ServeHooks = {}): Promise<number> {
   const server = await startServer({ config });
   let stopping = false;
   const stop = (signal: string): void => {
@@ -40,19 +51,43 @@ export async function serveUntilStopped(config: GeoapiConfig, print: (line: stri
     }, STOP_TIMEOUT_MS).unref();
     void server.close();
   };
+  // SIGHUPs while one is handled collapse into one more round (the swapper coalesces too).
+  let hangups: Promise<void> | null = null;
+  let hangupAgain = false;
+  const reloadAll = async (): Promise<void> => {
+    do {
+      hangupAgain = false;
+      server.reloadKeys();
+      server.reloadPolicy();
+      try {
+        await hooks.beforeSnapshotReload?.();
+      } catch (error) {
+        console.error(`geoapi: SIGHUP: ${(error as Error).message}; reloading the snapshot on disk as it is`);
+      }
+      await server.reloadSnapshot('SIGHUP');
+    } while (hangupAgain && !stopping);
+  };
   const reload = (): void => {
-    server.reloadKeys();
-    server.reloadPolicy();
+    if (stopping) return;
+    if (hangups !== null) {
+      hangupAgain = true;
+      return;
+    }
+    hangups = reloadAll().finally(() => {
+      hangups = null;
+    });
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   process.on('SIGHUP', reload);
+  const pidFile = writePidFile(config.pidFile, (message) => console.error(`geoapi: ${message}`));
   // Printed only once the signal handlers are in place: whoever waits for the banner may stop us at once.
   for (const line of [...banner(server, config), ...afterBanner]) print(line);
   await server.exited;
   process.off('SIGTERM', stop);
   process.off('SIGINT', stop);
   process.off('SIGHUP', reload);
+  if (pidFile) removePidFile(config.pidFile);
   if (!stopping) {
     console.error('geoapi: every worker thread exited; stopping');
     return 1;
@@ -63,4 +98,19 @@ export async function serveUntilStopped(config: GeoapiConfig, print: (line: stri
 
 export async function runServeCommand(args: string[], print: (line: string) => void, env: Env): Promise<number> {
   return serveUntilStopped(configFrom(args, env), print);
+}
+
+/**
+ * `geoapi reload [--snapshot <dir>] [--pid-file <file>]`: tells the running server to reload its
+ * snapshot (and keys and policy): SIGHUP to the process named in its pid file. The server logs the
+ * outcome (`snapshot: now serving …` or `snapshot: refused …`).
+ */
+export function runReloadCommand(args: string[], print: (line: string) => void, env: Env): number {
+  const { values } = parseArgs({ args, options: { snapshot: { type: 'string' }, 'pid-file': { type: 'string' } }, strict: true, allowPositionals: false });
+  // Same defaults as serve/start: the snapshot `geoapi start` serves when none is named.
+  const snapshotDir = values.snapshot ?? env['GEOAPI_SNAPSHOT'] ?? join(dataHome(env), 'snapshots', 'default');
+  const pidFile = values['pid-file'] ?? (env['GEOAPI_PID_FILE'] || pidFileFor(snapshotDir));
+  const pid = signalServer(pidFile);
+  print(`Sent SIGHUP to the geoapi server (pid ${pid}, ${pidFile}); it reloads the snapshot, keys and policy and logs the outcome.`);
+  return 0;
 }

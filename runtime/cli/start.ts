@@ -28,12 +28,16 @@ export async function runStartCommand(args: string[], print: Print, env: Env): P
   // Everything start creates lives in the data home (GEOAPI_HOME; see paths.ts), never inside node_modules.
   const home = dataHome(env);
   const snapshotDir = env['GEOAPI_SNAPSHOT'] ?? join(home, 'snapshots', 'default');
-  if (env['GEOAPI_SNAPSHOT'] === undefined) {
+  const defaultSnapshot = env['GEOAPI_SNAPSHOT'] === undefined;
+  // At start, and on SIGHUP while serving: rebuild the default snapshot when the installed
+  // @countrystatecity/countries is newer (the build replaces the directory; the server then swaps).
+  const ensureSnapshot = async (): Promise<void> => {
     const { ensureDefaultSnapshot } = await import('../../build-index/default-snapshot.js');
     const started = Date.now();
     const snapshot = await ensureDefaultSnapshot(snapshotDir);
     if (snapshot.built) print(`Built the default snapshot in ${snapshot.dir} (${snapshot.reason}) in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
-  }
+  };
+  if (defaultSnapshot) await ensureSnapshot();
 
   const keysFile = resolve(keysFileFrom(undefined, env));
   let exampleKey = '<your key>';
@@ -52,5 +56,5 @@ export async function runStartCommand(args: string[], print: Print, env: Env): P
   return serveUntilStopped(config, print, [
     'Try it:',
     `  curl -s -H "X-GEOAPI-KEY: ${exampleKey}" http://localhost:${config.port}/v1/countries/US`,
-  ]);
+  ], defaultSnapshot ? { beforeSnapshotReload: ensureSnapshot } : {});
 }

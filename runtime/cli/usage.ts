@@ -20,6 +20,12 @@ export const USAGE = `usage: geoapi <command> [options]
                              [--quota off|memory|redis] whether and where quotas count (GEOAPI_QUOTA)
                              [--compat csc|none] answer the hosted API's clients too (GEOAPI_COMPAT;
                              default: the policy file's "compat", else none)
+                             [--pid-file <file>] where geoapi reload finds it (GEOAPI_PID_FILE;
+                             default <snapshot dir>.pid). SIGHUP reloads keys, policy and snapshot;
+                             a snapshot replaced on disk is swapped in (GEOAPI_SNAPSHOT_WATCH=off: not)
+  reload [--snapshot <dir>] [--pid-file <file>]
+                             tell the running server to switch to the snapshot now on disk
+                             (SIGHUP to the pid in <snapshot dir>.pid; default: start's snapshot)
   build [--source <dir>|npm] [--out <dir>]
                              build a snapshot from a dataset
   keys add --plan <plan> [--name <text>] [--expires <YYYY-MM-DD|ISO time>] [--file <file>]

@@ -118,36 +118,57 @@ function isReply(value: unknown): value is Reply {
   return Number.isInteger(reply.status) && reply.status >= 200 && reply.status <= 599 && (typeof reply.body === 'string' || reply.body instanceof Uint8Array);
 }
 
-/** What every step of the pipeline reads: the worker's state and this app's response settings. */
-interface Scope {
+/**
+ * The snapshot a request is answered from, with what belongs to it: its engine, and the response
+ * settings carrying its data version and an empty compression cache. A request reads
+ * `scope.serving` once, when it starts; a swap replaces the whole object (swapStore), so requests
+ * in flight (a quota decision awaited in Redis) finish on the snapshot they started on.
+ */
+interface Serving {
   store: Store;
   engine: Engine;
-  state: WorkerState;
   settings: ResponseSettings;
+}
+
+/** What every step of the pipeline reads: the worker's state and the snapshot being served. */
+interface Scope {
+  serving: Serving;
+  state: WorkerState;
   fixedNowMs: number | null;
   log(message: string): void;
   nextRequestId(): string;
 }
 
-/** Builds the worker's app; returns it with a function re-reading route policies after a policy reload. */
-export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): void } {
+/** What buildApp returns: the app, and the two changes it takes while running. */
+export interface BuiltApp {
+  app: UwsApp;
+  /** Re-reads route policies after a policy reload. */
+  refreshPolicy(): void;
+  /** Answers every request from now on from `store` (live snapshot swap); returns the store it replaces. */
+  swapStore(store: Store): Store;
+}
+
+/** Builds the worker's app. */
+export function buildApp(options: AppOptions): BuiltApp {
   const { uws, store, state, log } = options;
   const app = uws.App();
   const idPrefix = `${randomBytes(4).toString('hex')}-${options.threadIndex.toString(36)}-`;
   let requestCount = 0;
   const scope: Scope = {
-    store,
-    engine: engineFor(store),
-    state,
-    settings: {
-      dataVersion: store.manifest.dataVersion,
-      privateMaxAgeSeconds: state.policy.privateMaxAgeSeconds,
-      compression: new CompressionCache(),
-      corsExposeHeaders: '*',
-      vary: 'Accept-Encoding',
-      cscHeaders: false,
-      log,
+    serving: {
+      store,
+      engine: engineFor(store),
+      settings: {
+        dataVersion: store.manifest.dataVersion,
+        privateMaxAgeSeconds: state.policy.privateMaxAgeSeconds,
+        compression: new CompressionCache(),
+        corsExposeHeaders: '*',
+        vary: 'Accept-Encoding',
+        cscHeaders: false,
+        log,
+      },
     },
+    state,
     fixedNowMs: options.fixedNowMs,
     log,
     nextRequestId: () => idPrefix + (++requestCount).toString(36),
@@ -163,19 +184,30 @@ export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): v
     app.options(route.op.path, (res, req) => servePreflight(scope, route, res, req));
     app.any(route.op.path, (res, req) => {
       res.onAborted(ignoreAbort);
-      write(scope, res, req, methodNotAllowed(route.op.errorShape), scope.nextRequestId());
+      write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), scope.nextRequestId());
     });
   }
   app.any('/*', (res, req) => {
     res.onAborted(ignoreAbort);
-    write(scope, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE) }, scope.nextRequestId());
+    write(scope, scope.serving.settings, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE) }, scope.nextRequestId());
   });
-  return { app, refreshPolicy };
+  const swapStore = (next: Store): Store => {
+    const previous = scope.serving;
+    // Policy-derived settings carry over; the data version and the compression cache are the new snapshot's.
+    scope.serving = {
+      store: next,
+      engine: engineFor(next),
+      settings: { ...previous.settings, dataVersion: next.manifest.dataVersion, compression: new CompressionCache() },
+    };
+    return previous.store;
+  };
+  return { app, refreshPolicy, swapStore };
 }
 
 /** After a policy reload: each route's policy entry, cache lifetime and Vary. */
 function refreshRoutes(scope: Scope, routes: Route[]): void {
-  const { state, settings } = scope;
+  const { state } = scope;
+  const settings = scope.serving.settings;
   for (const route of routes) {
     const policy = state.policy.operations.get(route.op.name);
     // checkOperations ran on the new policy before it was installed, so this always exists.
@@ -194,22 +226,24 @@ function refreshRoutes(scope: Scope, routes: Route[]): void {
 function serveRequest(scope: Scope, route: Route, res: UwsHttpResponse, req: UwsHttpRequest): void {
   res.onAborted(ignoreAbort);
   const requestId = scope.nextRequestId();
+  // Read once: the whole request is answered from this snapshot, even if a swap happens meanwhile.
+  const serving = scope.serving;
   let out: Outgoing | Deferred;
   try {
-    out = authorize(scope, route, req, requestId);
+    out = authorize(scope, serving, route, req, requestId);
   } catch (error) {
     out = failure(scope, route, req, requestId, error, null);
   }
   if ('pending' in out) {
-    writeLater(scope, res, route, out, requestId);
+    writeLater(scope, serving, res, route, out, requestId);
     return;
   }
   out.corsOrigin = corsOriginFor(scope, req);
-  write(scope, res, req, out, requestId);
+  write(scope, serving.settings, res, req, out, requestId);
 }
 
 /** Steps 1–3: the key (401), the operation's plan gate (403, not counted) and the quota. */
-function authorize(scope: Scope, route: Route, req: UwsHttpRequest, requestId: string): Outgoing | Deferred {
+function authorize(scope: Scope, serving: Serving, route: Route, req: UwsHttpRequest, requestId: string): Outgoing | Deferred {
   const { state } = scope;
   const nowMs = scope.fixedNowMs ?? Date.now();
   const caller = state.keys.lookup(presentedKey(scope, req), nowMs);
@@ -223,9 +257,9 @@ function authorize(scope: Scope, route: Route, req: UwsHttpRequest, requestId: s
   if (decision instanceof Promise) {
     // Quota in Redis: uWS's req is only valid during this callback, so copy what the rest needs.
     const detached = detachRequest(req, route.paramNames.length);
-    return { pending: decision.then((settled) => afterQuota(scope, route, detached, requestId, { caller, now, decision: settled })), req: detached };
+    return { pending: decision.then((settled) => afterQuota(scope, serving, route, detached, requestId, { caller, now, decision: settled })), req: detached };
   }
-  return afterQuota(scope, route, req, requestId, { caller, now, decision });
+  return afterQuota(scope, serving, route, req, requestId, { caller, now, decision });
 }
 
 /** Step 1: the key from X-GEOAPI-KEY, else the first alias header present (compat "csc" adds X-CSCAPI-KEY to them). */
@@ -259,7 +293,7 @@ interface Counted {
 }
 
 /** Steps 3–5: the quota's refusal (429), else parse the path and query, and handle. */
-function afterQuota(scope: Scope, route: Route, req: UwsHttpRequest, requestId: string, counted: Counted): Outgoing {
+function afterQuota(scope: Scope, serving: Serving, route: Route, req: UwsHttpRequest, requestId: string, counted: Counted): Outgoing {
   const { caller, now, decision } = counted;
   const usageHeaders = decision.headers;
   if (!decision.allowed) {
@@ -267,7 +301,7 @@ function afterQuota(scope: Scope, route: Route, req: UwsHttpRequest, requestId: 
   }
   try {
     const { params, query } = parseRequest(route, req);
-    const reply = route.op.handle(new Context(params, query, caller, scope.engine, scope.store, now, req, route, scope.state.policy, decision));
+    const reply = route.op.handle(new Context(params, query, caller, serving.engine, serving.store, now, req, route, scope.state.policy, decision));
     if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body}`);
     return { status: reply.status, body: reply.body, gzip: reply.gzip, br: reply.br, headers: reply.headers, usageHeaders, plan: caller.plan };
   } catch (error) {
@@ -310,7 +344,7 @@ function apiErrorOut(error: ApiError, shape: ErrorShape, caller: Caller, usageHe
 }
 
 /** Step 6, deferred: writes the answer when it settles, unless the client went away (replaces the no-op onAborted). */
-function writeLater(scope: Scope, res: UwsHttpResponse, route: Route, deferred: Deferred, requestId: string): void {
+function writeLater(scope: Scope, serving: Serving, res: UwsHttpResponse, route: Route, deferred: Deferred, requestId: string): void {
   let aborted = false;
   res.onAborted(() => {
     aborted = true;
@@ -320,15 +354,15 @@ function writeLater(scope: Scope, res: UwsHttpResponse, route: Route, deferred: 
     .then((out) => {
       if (aborted) return;
       out.corsOrigin = corsOriginFor(scope, deferred.req);
-      write(scope, res, deferred.req, out, requestId);
+      write(scope, serving.settings, res, deferred.req, out, requestId);
     });
 }
 
 /** Step 6: one corked write. A response left unanswered would make uWS terminate the process: when writing fails, answer plainly, or drop the connection. */
-function write(scope: Scope, res: UwsHttpResponse, req: UwsHttpRequest, out: Outgoing, requestId: string): void {
+function write(scope: Scope, settings: ResponseSettings, res: UwsHttpResponse, req: UwsHttpRequest, out: Outgoing, requestId: string): void {
   try {
     // Small bodies without prepared variants go out as they are: no need to read Accept-Encoding.
-    writeResponse(res, out, requestId, negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '', scope.settings, scope.state.draining);
+    writeResponse(res, out, requestId, negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '', settings, scope.state.draining);
   } catch (error) {
     scope.log(`request ${requestId}: writing the response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     try {
@@ -360,11 +394,11 @@ function servePreflight(scope: Scope, route: Route, res: UwsHttpResponse, req: U
   const requestId = scope.nextRequestId();
   const origin = corsOriginFor(scope, req);
   if (origin === undefined) {
-    write(scope, res, req, methodNotAllowed(route.op.errorShape), requestId);
+    write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), requestId);
     return;
   }
   const allowHeaders = [KEY_HEADER, ...scope.state.policy.aliasKeyHeaders].join(', ');
-  write(scope, res, req, {
+  write(scope, scope.serving.settings, res, req, {
     status: 204,
     body: '',
     corsOrigin: origin,

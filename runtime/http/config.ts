@@ -26,6 +26,10 @@ export interface GeoapiConfig {
   uwsCandidates: string[];
   /** Quota counting: off, memory or redis (--quota / GEOAPI_QUOTA, --redis / GEOAPI_REDIS_URL, …). */
   quota: QuotaOptions;
+  /** Whether a replaced snapshot (manifest.json changed on disk) is swapped in (GEOAPI_SNAPSHOT_WATCH; default on). */
+  snapshotWatch: boolean;
+  /** Where `geoapi serve` writes its process id for `geoapi reload` (--pid-file / GEOAPI_PID_FILE, else <snapshot dir>.pid). */
+  pidFile: string;
   /** Settings of the operations: postcode cursor secrets, per-thread response caches. */
   operations: OperationSettings;
 }

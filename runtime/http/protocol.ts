@@ -48,6 +48,11 @@ export type MainToWorker =
   | { type: 'listen'; port: number }
   | { type: 'keys'; keys: KeySnapshot }
   | { type: 'policy'; text: string; source: string }
+  // Live snapshot swap (snapshot-swap.ts): open a store over these bytes beside the current one,
+  // then switch to it (commit) or forget it (abort).
+  | { type: 'snapshot-prepare'; generation: number; snapshot: SnapshotBytes }
+  | { type: 'snapshot-commit'; generation: number }
+  | { type: 'snapshot-abort'; generation: number }
   | { type: 'stop' };
 
 export interface StoreSummary {
@@ -59,5 +64,7 @@ export type WorkerToMain =
   | { type: 'loaded'; build: UwsBuild; store: StoreSummary; operations: number; skippedKeys: string[] }
   | { type: 'listening'; port: number }
   | { type: 'listen-failed'; port: number }
+  | { type: 'snapshot-prepared'; generation: number }
+  | { type: 'snapshot-failed'; generation: number; message: string }
   | { type: 'fatal'; message: string }
   | { type: 'log'; message: string };

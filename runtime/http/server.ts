@@ -16,6 +16,7 @@ import type { QuotaMode } from '../access/quota/options.js';
 import type { GeoapiConfig } from './config.js';
 import { loadSnapshotBytes, type SnapshotBytes } from '../store/load.js';
 import type { MainToWorker, OperationsModule, StoreSummary, WorkerInit, WorkerToMain } from './protocol.js';
+import { startSnapshotSwapper, type ReloadOutcome } from './snapshot-swap.js';
 import { loadUws, type UwsBuild } from './uws.js';
 
 export interface ServerOptions {
@@ -27,7 +28,7 @@ export interface ServerOptions {
   operationsModule?: string;
   /** Fixed request time (ISO) for tests; default the real clock. */
   fixedNow?: string;
-  /** How often the key and policy files are checked for changes; default 1000 ms. */
+  /** How often the key and policy files (and the snapshot's manifest.json) are checked for changes; default 1000 ms. */
   watchIntervalMs?: number;
   /** Log sink; default stderr. */
   log?: (message: string) => void;
@@ -39,7 +40,8 @@ export interface RunningServer {
   url: string;
   threads: number;
   uws: UwsBuild;
-  store: StoreSummary;
+  /** The snapshot served now (changes with each swap). */
+  readonly store: StoreSummary;
   /** The quota mode in force (from the configuration). */
   quota: QuotaMode;
   /** The compat mode at start (configuration, else the policy file; a policy reload may change it). */
@@ -47,6 +49,12 @@ export interface RunningServer {
   /** Re-reads the key file now (also happens on change and on SIGHUP in the CLI). */
   reloadKeys(): void;
   reloadPolicy(): void;
+  /**
+   * Loads the snapshot now in the configured directory, checks it and switches every worker to it
+   * (snapshot-swap.ts); refused with one log line when a check fails. Also on SIGHUP in the CLI
+   * and when manifest.json is replaced (config.snapshotWatch).
+   */
+  reloadSnapshot(reason?: string): Promise<ReloadOutcome>;
   /** Stops accepting, lets open connections finish, resolves when every worker has exited. */
   close(): Promise<void>;
   /** Resolves when every worker has exited (after close(), or if they all died). */
@@ -155,7 +163,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const snapshot = await loadSnapshot(config, operationsModule);
   const quota = startQuota(config, policy, log);
 
-  const init: Omit<WorkerInit, 'threadIndex'> = {
+  const init: Omit<WorkerInit, 'threadIndex'> & { snapshot: SnapshotBytes | null } = {
     threadCount: threads,
     host: config.host,
     snapshotDir: config.snapshotDir,
@@ -173,12 +181,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 
   const handles: WorkerHandle[] = [];
+  let swapper: ReturnType<typeof startSnapshotSwapper> | null = null;
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
     unwatchFile(keysFile);
     unwatchFile(policyFile);
+    swapper?.stop();
     for (const handle of handles) handle.worker.postMessage({ type: 'stop' } satisfies MainToWorker);
   };
   const allExited = (): Promise<void> => Promise.all(handles.map((handle) => handle.exited)).then(() => undefined);
@@ -276,6 +286,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (current.mtimeMs !== previous.mtimeMs || current.ino !== previous.ino || current.size !== previous.size) reloadPolicy();
   });
 
+  // The initial bytes are the workers' now: this thread keeps only the snapshot's identity, so that
+  // after a swap nothing here holds the old SharedArrayBuffers.
+  swapper = startSnapshotSwapper({
+    snapshotDir: config.snapshotDir,
+    initial: { ...first.store, builtAt: snapshot?.manifest.builtAt ?? '' },
+    swappable: snapshot !== null,
+    askAll: (message) => Promise.all(handles.map((handle) => ask(handle, message))),
+    broadcast,
+    log,
+    watchIntervalMs: config.snapshotWatch ? interval : null,
+  });
+  const liveSwapper = swapper;
+  init.snapshot = null;
+
   const exited = allExited().then(quota.stop);
   const host = config.host;
   const urlHost = host === null || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
@@ -284,13 +308,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     url: `http://${urlHost}:${port}`,
     threads,
     uws: first.build,
-    store: first.store,
+    get store() {
+      return liveSwapper.current;
+    },
     quota: config.quota.mode,
     get compat() {
       return policy.compat;
     },
     reloadKeys,
     reloadPolicy,
+    reloadSnapshot: (reason = 'reload requested') => (stopping ? Promise.resolve({ status: 'unavailable', dataVersion: liveSwapper.current.dataVersion }) : liveSwapper.reload(reason)),
     close: async () => {
       stop();
       await exited;

@@ -5,11 +5,12 @@ import { KeyIndex, type KeySnapshot } from '../access/key-index.js';
 import { parsePolicy } from '../access/policy.js';
 import { createQuotaGate } from '../access/quota/index.js';
 import { noQuotaGate, type QuotaGate } from '../access/quota-hook.js';
-import { allOperations, configureOperations } from '../routes/registry.js';
+import { allOperations, configureOperations, onStoreChanged } from '../routes/registry.js';
 import type { Operation } from '../routes/types.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
 import { buildApp, checkOperations, type WorkerState } from './app.js';
+import { collectSoon } from './collect.js';
 import type { MainToWorker, OperationsModule, WorkerInit, WorkerToMain } from './protocol.js';
 import { loadUws, type UwsListenSocket } from './uws.js';
 
@@ -30,7 +31,7 @@ function log(message: string): void {
 async function loadOperationsAndStore(): Promise<{ operations: Operation[]; store: Store }> {
   if (init.operationsModule === null) {
     if (init.snapshot === null) throw new Error('no snapshot bytes and no operations module to open a store');
-    return { operations: allOperations(), store: openStore(init.snapshot) };
+    return { operations: allOperations(), store: openInitialStore(init.snapshot) };
   }
   const seam = (await import(init.operationsModule)) as OperationsModule;
   let operations: Operation[];
@@ -39,8 +40,21 @@ async function loadOperationsAndStore(): Promise<{ operations: Operation[]; stor
   else throw new Error(`operations module ${init.operationsModule} exports neither "operations" nor "allOperations()"`);
   if (typeof seam.openStore === 'function') return { operations, store: seam.openStore(init.snapshotDir) };
   if (init.snapshot === null) throw new Error(`operations module ${init.operationsModule} opens no store and no snapshot was loaded`);
-  return { operations, store: openStore(init.snapshot) };
+  return { operations, store: openInitialStore(init.snapshot) };
 }
+
+/** Opens the store over the bytes received at start and lets go of them: after a swap, nothing may keep them. */
+function openInitialStore(snapshot: NonNullable<WorkerInit['snapshot']>): Store {
+  const store = openStore(snapshot);
+  init.snapshot = null;
+  return store;
+}
+
+// A store replaced by a swap is logged when it has been collected: proof that nothing (cache,
+// closure, request in flight) holds the old snapshot any more. A collection is asked for shortly
+// after the swap (collect.ts), so the memory goes back at once rather than at some later GC.
+const released = new FinalizationRegistry<string>((dataVersion) => log(`snapshot: previous store (dataVersion ${dataVersion}) released`));
+const GC_AFTER_SWAP_MS = 1000;
 
 function createQuota(policy: WorkerState['policy']): QuotaGate {
   if (init.quota === null) return noQuotaGate;
@@ -56,8 +70,10 @@ async function main(): Promise<void> {
   checkOperations(operations, policy);
   let keySnapshot: KeySnapshot = init.keys;
   const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false };
-  const { app, refreshPolicy } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log });
+  const { app, refreshPolicy, swapStore } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log });
   let listenSocket: UwsListenSocket | null = null;
+  /** The store opened by snapshot-prepare, waiting for its commit. */
+  let prepared: { generation: number; store: Store } | null = null;
 
   port.on('message', (message: MainToWorker) => {
     try {
@@ -88,6 +104,30 @@ async function main(): Promise<void> {
           refreshPolicy();
           break;
         }
+        case 'snapshot-prepare':
+          prepared = null;
+          try {
+            prepared = { generation: message.generation, store: openStore(message.snapshot) };
+            post({ type: 'snapshot-prepared', generation: message.generation });
+          } catch (error) {
+            post({ type: 'snapshot-failed', generation: message.generation, message: (error as Error).message });
+          }
+          break;
+        case 'snapshot-commit': {
+          if (prepared === null || prepared.generation !== message.generation) {
+            log(`snapshot: commit ${message.generation} without its prepare; keeping the current store`);
+            break;
+          }
+          const previous = swapStore(prepared.store);
+          prepared = null;
+          onStoreChanged();
+          released.register(previous, previous.manifest.dataVersion);
+          collectSoon(GC_AFTER_SWAP_MS);
+          break;
+        }
+        case 'snapshot-abort':
+          if (prepared?.generation === message.generation) prepared = null;
+          break;
         case 'stop':
           // Stop accepting; requests already received were answered synchronously. Responses from
           // now on close their connection; idle keep-alive connections end at uWS's idle timeout,

@@ -1,6 +1,6 @@
 // Every operation the server exposes; runtime/http registers each path natively with uWS.
 import type { ResponseCacheLimits } from '../engine/postcodes/response-cache.js';
-import { configurePostcodeCursors, configurePostcodeResponseCache, postcodeOperations } from './postcodes/index.js';
+import { clearPostcodeResponseCache, configurePostcodeCursors, configurePostcodeResponseCache, postcodeOperations } from './postcodes/index.js';
 import { setBodyMemoBudget } from './reference/body-memo.js';
 import { changeOperations, configureChangeTokens } from './changes/index.js';
 import { referenceOperations } from './reference/index.js';
@@ -40,4 +40,15 @@ export function configureOperations(settings: OperationSettings & { cursorSecret
   configureChangeTokens(secrets);
   configurePostcodeResponseCache(settings.postcodeResponseCache);
   setBodyMemoBudget(settings.bodyMemoBytes);
+}
+
+/**
+ * The one hook of a live snapshot swap (runtime/http/worker.ts calls it in each worker once the new
+ * store serves): empties every cache of the operations that is not keyed by Store, so that nothing
+ * of the previous snapshot stays reachable and caches start empty for the new version. Caches kept
+ * per Store (perStore, body memos, search caches) go with their Store and need nothing here; a new
+ * module-level cache must be cleared here.
+ */
+export function onStoreChanged(): void {
+  clearPostcodeResponseCache();
 }

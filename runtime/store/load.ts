@@ -16,6 +16,11 @@ export interface SnapshotBytes {
   sections: Record<string, SharedArrayBuffer>;
 }
 
+/** The manifest file of the snapshot in `dir` (what a watcher of the snapshot watches). */
+export function manifestPath(dir: string): string {
+  return join(dir, MANIFEST_FILE);
+}
+
 export function readManifest(dir: string): Manifest {
   const file = join(dir, MANIFEST_FILE);
   let text: string;

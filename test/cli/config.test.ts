@@ -100,6 +100,7 @@ describe('the start banner', () => {
     compat: 'none',
     reloadKeys: () => undefined,
     reloadPolicy: () => undefined,
+    reloadSnapshot: async () => ({ status: 'unchanged', dataVersion: 'abc' }),
     close: async () => undefined,
     exited: Promise.resolve(),
   };

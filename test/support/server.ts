@@ -21,7 +21,8 @@
 //                     (the quota settings of the environment, as `geoapi serve` reads them)
 //   fixedNow          ISO time every request sees (RequestContext.now, quota windows)
 //   env               extra environment for the child (e.g. GEOAPI_KEY_HEADER_ALIASES)
-//   watchIntervalMs   key/policy file check interval; default 100
+//   watchIntervalMs   key/policy file (and snapshot manifest.json) check interval; default 100
+//   nodeArgs          extra node options for the child (e.g. ['--expose-gc'])
 //
 // The returned TestServer:
 //   url, port, keys (plaintext key per plan), extraKeys, keysFile, policyFile, dir (temp dir),
@@ -78,6 +79,7 @@ export interface TestServerOptions {
   fixedNow?: string;
   env?: Record<string, string>;
   watchIntervalMs?: number;
+  nodeArgs?: string[];
 }
 
 export interface TestResponse {
@@ -216,7 +218,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     if (options.operationsModule) childOptions.operationsModule = options.operationsModule;
     if (options.fixedNow) childOptions.fixedNow = options.fixedNow;
 
-    const child = spawn(process.execPath, [CHILD, JSON.stringify(childOptions)], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CHILD, JSON.stringify(childOptions)], {
       cwd: REPO_ROOT,
       // Quota counters persist into the temp dir, never into the repository's data/ (tests would share them).
       env: { ...process.env, GEOAPI_QUOTA_STATE_FILE: join(dir, 'quota-state.json'), ...options.env },
