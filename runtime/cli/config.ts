@@ -52,6 +52,7 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       host: { type: 'string' },
       redis: { type: 'string' },
       quota: { type: 'string' },
+      console: { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
@@ -76,6 +77,10 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
   const cursorSecret = env['GEOAPI_CURSOR_SECRET']?.trim();
   const bodyMemoMb = Number(env['GEOAPI_BODY_MEMO_MB']);
   const host = values.host ?? env['GEOAPI_HOST'];
+  const consoleEnv = env['GEOAPI_CONSOLE'];
+  if (consoleEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(consoleEnv)) {
+    throw new ConfigError(`GEOAPI_CONSOLE: expected 1, true, 0 or false, found ${JSON.stringify(consoleEnv)}`);
+  }
   return {
     snapshotDir: resolve(snapshotDir),
     keysFile: resolve(keysFile),
@@ -93,6 +98,7 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       // Lenient as it always was: anything but a positive number keeps the default.
       bodyMemoBytes: (bodyMemoMb > 0 ? bodyMemoMb : DEFAULT_BODY_MEMO_MB) * 1024 * 1024,
     },
+    console: values.console === true || consoleEnv === '1' || consoleEnv === 'true',
   };
 }
 
@@ -119,6 +125,7 @@ export function describeConfig(config: GeoapiConfig): string[] {
     `keys: ${config.keysFile}; quotas: ${describeQuota(config.quota)}`,
     `policy: ${config.policyFile}; key header aliases: ${config.keyHeaderAliases.length > 0 ? config.keyHeaderAliases.join(', ') : 'none'}`,
     `postcode cursors: ${operations.cursorSecret === null ? 'random secret per process (GEOAPI_CURSOR_SECRET not set)' : 'GEOAPI_CURSOR_SECRET set'}${previous > 0 ? `, ${previous} previous secret${previous === 1 ? '' : 's'} accepted` : ''}`,
+    `console: ${config.console ? '/console on, with an in-memory playground key (shared Playground quota)' : 'off (--console turns it on)'}; OpenAPI document at /openapi.json`,
     `caches per thread: postcode responses ${cache.maxEntries === 0 ? 'off' : `${cache.maxEntries} entries / ${mib(cache.maxBytes)}`}; reference bodies ${mib(operations.bodyMemoBytes)}`,
   ];
 }

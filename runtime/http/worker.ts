@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   checkOperations(operations, policy);
   let keySnapshot: KeySnapshot = init.keys;
   const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false };
-  const { app, refreshPolicy } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log });
+  const { app, refreshPolicy } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log, console: init.console });
   let listenSocket: UwsListenSocket | null = null;
 
   port.on('message', (message: MainToWorker) => {
