@@ -118,7 +118,8 @@ function parameterObject(spec: ParamSpec, op: Operation, policy: Policy): Record
     parameter.style = 'form';
     parameter.explode = false;
   }
-  if (spec.example !== undefined) parameter.example = spec.type === 'list' ? spec.example.split(',') : spec.example;
+  // Optional parameters carry no example: Swagger UI would send it, and most are behind a plan feature.
+  if (spec.example !== undefined && parameter.required === true) parameter.example = spec.type === 'list' ? spec.example.split(',') : spec.example;
   return parameter;
 }
 

@@ -59,6 +59,11 @@ describe('GET /openapi.json', () => {
     assert.equal(gzip.headers['content-encoding'], 'gzip');
   });
 
+  it('leaves the console off unless --console turns it on', async () => {
+    assert.equal((await server.get('/console')).status, 404);
+    assert.equal((await server.get('/console/init.js')).status, 404);
+  });
+
   it('is a structurally valid OpenAPI 3.1 document: operations, parameters, responses, references, security', () => {
     assert.equal(doc.openapi, '3.1.0');
     assert.equal(typeof doc.info.title, 'string');
