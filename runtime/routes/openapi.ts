@@ -160,7 +160,8 @@ function operationObject(op: Operation, policy: Policy): Record<string, unknown>
   responses['200'] = doc ? okResponse(doc.response, policy) : { description: 'OK', ...jsonContent({}) };
   const statuses = new Set(doc?.statuses ?? [400, 404]);
   if (statuses.has(304)) responses['304'] = { description: 'Not modified: the If-None-Match ETag is current.' };
-  if (statuses.has(400)) responses['400'] = { description: 'A parameter is invalid.', ...jsonContent(componentRef(errorSchema(op.errorShape))) };
+  // Any operation: the HTTP layer refuses malformed query strings (a name twice, bad percent-encoding).
+  responses['400'] = { description: statuses.has(400) ? 'A parameter is invalid, or the query string is malformed.' : 'The query string is malformed (a name twice, bad percent-encoding).', ...jsonContent(componentRef(errorSchema(op.errorShape))) };
   responses['401'] = { description: `No ${KEY_HEADER_NAME} header, or an unknown, revoked or expired key.`, ...jsonContent(componentRef('error-a')) };
   const featureParams = params.some((spec) => spec.feature !== undefined && !spec.ignoredBelow);
   if (gate !== null || featureParams) {
