@@ -25,6 +25,15 @@ export function keySnapshotOf(keyFile: KeyFile): KeySnapshot {
   };
 }
 
+/** Id of the console's in-memory playground key in the key snapshot (never in a key file). */
+export const CONSOLE_KEY_ID = 'console-playground';
+
+/** `snapshot` plus one key held in memory only (the console's playground key), hashed with the file's secret. */
+export function withMemoryKey(snapshot: KeySnapshot, key: { id: string; plan: string; plaintext: string }): KeySnapshot {
+  const hash = createHmac('sha256', Buffer.from(snapshot.secret, 'hex')).update(key.plaintext, 'utf8').digest('hex');
+  return { ...snapshot, entries: [...snapshot.entries.filter((entry) => entry.id !== key.id), { id: key.id, hash, plan: key.plan, expiresMs: null, revoked: false }] };
+}
+
 interface Entry {
   caller: Caller;
   /** Infinity when the key does not expire. */

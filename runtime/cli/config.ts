@@ -54,6 +54,7 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       quota: { type: 'string' },
       compat: { type: 'string' },
       'pid-file': { type: 'string' },
+      console: { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
@@ -81,6 +82,10 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
   const host = values.host ?? env['GEOAPI_HOST'];
   const snapshotWatch = (env['GEOAPI_SNAPSHOT_WATCH'] ?? 'on').trim().toLowerCase();
   if (!['on', 'off', '1', '0', 'true', 'false'].includes(snapshotWatch)) throw new ConfigError(`GEOAPI_SNAPSHOT_WATCH: expected on or off, found ${JSON.stringify(env['GEOAPI_SNAPSHOT_WATCH'])}`);
+  const consoleEnv = env['GEOAPI_CONSOLE'];
+  if (consoleEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(consoleEnv)) {
+    throw new ConfigError(`GEOAPI_CONSOLE: expected 1, true, 0 or false, found ${JSON.stringify(consoleEnv)}`);
+  }
   return {
     snapshotDir: resolve(snapshotDir),
     keysFile: resolve(keysFile),
@@ -101,6 +106,7 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       // Lenient as it always was: anything but a positive number keeps the default.
       bodyMemoBytes: (bodyMemoMb > 0 ? bodyMemoMb : DEFAULT_BODY_MEMO_MB) * 1024 * 1024,
     },
+    console: values.console === true || consoleEnv === '1' || consoleEnv === 'true',
   };
 }
 
@@ -151,6 +157,7 @@ export function describeConfig(config: GeoapiConfig): string[] {
     `keys: ${config.keysFile}; quotas: ${describeQuota(config.quota)}`,
     `policy: ${config.policyFile}; key header aliases: ${config.keyHeaderAliases.length > 0 ? config.keyHeaderAliases.join(', ') : 'none'}`,
     `postcode cursors: ${operations.cursorSecret === null ? 'random secret per process (GEOAPI_CURSOR_SECRET not set)' : 'GEOAPI_CURSOR_SECRET set'}${previous > 0 ? `, ${previous} previous secret${previous === 1 ? '' : 's'} accepted` : ''}`,
+    `console: ${config.console ? '/console on, with an in-memory playground key (shared Playground quota)' : 'off (--console turns it on)'}; OpenAPI document at /openapi.json`,
     `caches per thread: postcode responses ${cache.maxEntries === 0 ? 'off' : `${cache.maxEntries} entries / ${mib(cache.maxBytes)}`}; reference bodies ${mib(operations.bodyMemoBytes)}`,
   ];
 }

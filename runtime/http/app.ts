@@ -15,6 +15,7 @@ import { usageReportOf } from '../access/usage.js';
 import { engineFor, type Engine } from '../engine/index.js';
 import type { Operation, Reply, RequestContext } from '../routes/types.js';
 import type { Store } from '../store/types.js';
+import { docRoutes, type ConsoleSettings } from './docs.js';
 import { CompressionCache } from './encoding.js';
 import { decodePathParam, parseQuery, QueryError } from './query.js';
 import { errorBody, negotiatesEncoding, UNAUTHORIZED_BODY, writeResponse, type Outgoing, type ResponseSettings } from './respond.js';
@@ -42,6 +43,8 @@ export interface AppOptions {
   fixedNowMs: number | null;
   threadIndex: number;
   log(message: string): void;
+  /** The console's settings when --console is on; null: /console is a 404. */
+  console?: ConsoleSettings | null;
 }
 
 interface Route {
@@ -185,6 +188,13 @@ export function buildApp(options: AppOptions): BuiltApp {
     app.any(route.op.path, (res, req) => {
       res.onAborted(ignoreAbort);
       write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), scope.nextRequestId());
+    });
+  }
+  // Documentation (runtime/http/docs.ts): no key, not counted.
+  for (const route of docRoutes(options.operations, () => state.policy, options.console ?? null)) {
+    app.get(route.path, (res, req) => {
+      res.onAborted(ignoreAbort);
+      write(scope, scope.serving.settings, res, req, route.answer(), scope.nextRequestId());
     });
   }
   app.any('/*', (res, req) => {

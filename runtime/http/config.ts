@@ -32,4 +32,6 @@ export interface GeoapiConfig {
   pidFile: string;
   /** Settings of the operations: postcode cursor secrets, per-thread response caches. */
   operations: OperationSettings;
+  /** Serve the interactive console at /console with an in-memory playground key: --console / GEOAPI_CONSOLE=1. */
+  console: boolean;
 }

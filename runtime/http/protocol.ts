@@ -7,6 +7,7 @@ import type { OperationSettings } from '../routes/registry.js';
 import type { Operation } from '../routes/types.js';
 import type { SnapshotBytes } from '../store/load.js';
 import type { Store } from '../store/types.js';
+import type { ConsoleSettings } from './docs.js';
 import type { UwsBuild } from './uws.js';
 
 /**
@@ -42,6 +43,8 @@ export interface WorkerInit {
   keys: KeySnapshot;
   uwsCandidates: string[];
   fixedNowMs: number | null;
+  /** The console's settings (its playground key) when --console is on, else null. */
+  console: ConsoleSettings | null;
 }
 
 export type MainToWorker =

@@ -86,6 +86,8 @@ export interface Outgoing {
   plan?: string | undefined;
   /** The request's Origin when CORS allows it. */
   corsOrigin?: string | undefined;
+  /** Content-Type when not JSON (the console's page, scripts and styles). */
+  contentType?: string | undefined;
 }
 
 export interface ResponseSettings {
@@ -167,7 +169,7 @@ export function writeResponse(
   res.cork(() => {
     let cacheControl: string | null = null;
     res.writeStatus(statusLine(status));
-    if (!bodiless) res.writeHeader('Content-Type', JSON_CONTENT_TYPE);
+    if (!bodiless) res.writeHeader('Content-Type', out.contentType ?? JSON_CONTENT_TYPE);
     if (encoding !== null) res.writeHeader('Content-Encoding', encoding);
     res.writeHeader('Vary', settings.vary);
     res.writeHeader('X-Request-ID', requestId);

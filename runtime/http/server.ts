@@ -8,8 +8,8 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { keySnapshotOf, type KeySnapshot } from '../access/key-index.js';
-import { readKeyFile } from '../access/keys.js';
+import { CONSOLE_KEY_ID, keySnapshotOf, withMemoryKey, type KeySnapshot } from '../access/key-index.js';
+import { generateKey, readKeyFile, type KeyFile } from '../access/keys.js';
 import { parsePolicy, readPolicyText, type CompatMode, type Policy } from '../access/policy.js';
 import { createQuotaShared, stopQuotaShared, type QuotaShared } from '../access/quota/index.js';
 import type { QuotaMode } from '../access/quota/options.js';
@@ -141,6 +141,21 @@ function cursorSecretOf(config: GeoapiConfig, log: (message: string) => void): s
   return randomBytes(32).toString('base64url');
 }
 
+/** The plan the console's key belongs to (decisions.md: Playground keys are issued only for the console). */
+export const CONSOLE_PLAN = 'playground';
+
+/**
+ * Step 4: with --console, a Playground key generated now and held in memory only (never written to
+ * the key file, gone at restart); the key snapshot every worker gets then includes it.
+ */
+function consoleKeyOf(config: GeoapiConfig, policy: Policy): string | null {
+  if (!config.console) return null;
+  if (!(CONSOLE_PLAN in policy.plans)) {
+    throw new ServerStartError(`console: the policy ${config.policyFile} has no "${CONSOLE_PLAN}" plan for the console's key; add one (rank 0, tier basic, a shared quota bucket) or leave --console off`);
+  }
+  return generateKey();
+}
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { config } = options;
   const log = options.log ?? defaultLog;
@@ -152,7 +167,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let policyText = readPolicyText(policyFile);
   let policy: Policy = parsePolicy(policyText, policyFile, aliasHeaders, config.compat);
   const keysFile = config.keysFile;
-  let keys: KeySnapshot = keySnapshotOf(readKeyFile(keysFile));
+  const consoleKey = consoleKeyOf(config, policy);
+  const snapshotOfKeys = (file: KeyFile): KeySnapshot =>
+    consoleKey === null ? keySnapshotOf(file) : withMemoryKey(keySnapshotOf(file), { id: CONSOLE_KEY_ID, plan: CONSOLE_PLAN, plaintext: consoleKey });
+  let keys: KeySnapshot = snapshotOfKeys(readKeyFile(keysFile));
 
   const threads = config.threads;
   if (!Number.isInteger(threads) || threads < 1 || threads > 256) throw new ServerStartError(`threads: expected an integer from 1 to 256, found ${threads}`);
@@ -178,6 +196,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     keys,
     uwsCandidates: config.uwsCandidates,
     fixedNowMs,
+    console: consoleKey === null ? null : { playgroundKey: consoleKey },
   };
 
   const handles: WorkerHandle[] = [];
@@ -258,10 +277,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const reloadKeys = (): void => {
     if (stopping) return;
     try {
-      const next = keySnapshotOf(readKeyFile(keysFile));
+      const next = snapshotOfKeys(readKeyFile(keysFile));
       keys = next;
       broadcast({ type: 'keys', keys });
-      log(`keys: reloaded ${keysFile} (${keys.entries.filter((entry) => !entry.revoked).length} not revoked of ${keys.entries.length})`);
+      const inFile = keys.entries.filter((entry) => entry.id !== CONSOLE_KEY_ID);
+      log(`keys: reloaded ${keysFile} (${inFile.filter((entry) => !entry.revoked).length} not revoked of ${inFile.length})`);
     } catch (error) {
       log(`keys: keeping the previous keys: ${(error as Error).message}`);
     }

@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   checkOperations(operations, policy);
   let keySnapshot: KeySnapshot = init.keys;
   const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false };
-  const { app, refreshPolicy, swapStore } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log });
+  const { app, refreshPolicy, swapStore } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log, console: init.console });
   let listenSocket: UwsListenSocket | null = null;
   /** The store opened by snapshot-prepare, waiting for its commit. */
   let prepared: { generation: number; store: Store } | null = null;

@@ -19,11 +19,11 @@
 //   listParams(ctx, set, tier, {q?, localized?}) → ListParams   (all of the above for list ops)
 import { LOCALE_RE } from '../engine/localize.js';
 import type { EntityFields } from '../render/projection.js';
-import { isFieldInTier, sortableFields } from '../render/projection.js';
+import { isFieldInTier, sortableFields, sortableNames } from '../render/projection.js';
 import type { SortKey } from '../engine/sort.js';
 import { matchKey } from '../text/normalise.js';
 import { ApiError, type Tier } from '../contract/index.js';
-import type { RequestContext } from './types.js';
+import type { ParamSpec, RequestContext } from './types.js';
 
 export type { SortKey } from '../engine/sort.js';
 
@@ -137,14 +137,18 @@ export interface QBounds {
   name?: string;
 }
 
+/** Default bounds of `q` on the list operations (characters after trimming). */
+export const Q_MIN_DEFAULT = 2;
+export const Q_MAX_DEFAULT = 100;
+
 /** `q`: 2 to 100 characters after trimming (code points). */
 export function qParam(ctx: RequestContext, bounds: QBounds = {}): QFilter | null {
   const name = bounds.name ?? 'q';
   const raw = present(ctx, name);
   if (raw === undefined) return null;
   ctx.requireFeature(bounds.feature ?? 'searchEndpoint');
-  const min = bounds.min ?? 2;
-  const max = bounds.max ?? 100;
+  const min = bounds.min ?? Q_MIN_DEFAULT;
+  const max = bounds.max ?? Q_MAX_DEFAULT;
   const text = raw.trim();
   const length = [...text].length;
   if (length < min) throw invalidParam(name, `Search query must be at least ${min} characters`);
@@ -252,4 +256,100 @@ export function listParams(ctx: RequestContext, set: EntityFields, tier: Tier, o
   const includeTranslations = options.localized ? includeTranslationsParam(ctx) : false;
   const page = options.sort ? pageParams(ctx) : null;
   return { fields, sort, q, locale, includeTranslations, page, plain: !fields && !sort && !q && !locale && !page };
+}
+
+// ---- Declarations (ParamSpec) of the parameters parsed above, for the OpenAPI document. --------
+// Each mirrors its parser: same names, same bounds constants, same features.
+
+const TIERS: readonly Tier[] = ['basic', 'coordinates', 'full'];
+
+/** `fields` of an entity (fieldsParam). */
+export function fieldsSpec(set: EntityFields, feature = 'fieldsFiltering'): ParamSpec {
+  return {
+    name: 'fields',
+    in: 'query',
+    type: 'list',
+    enum: set.fields.map((f) => f.name),
+    feature,
+    description: 'Comma-separated field names to return (id is always added); fields above your plan\'s tier are left out.',
+    example: set.fields.slice(0, 2).map((f) => f.name).join(','),
+  };
+}
+
+/** `sort` of an entity (sortParam): the sortable names per tier are listed in the description. */
+export function sortSpec(set: EntityFields, feature = 'sortParameter'): ParamSpec {
+  const byTier = TIERS.map((tier) => `${tier}: ${sortableNames(set, tier).join(', ')}`).join('; ');
+  return {
+    name: 'sort',
+    in: 'query',
+    type: 'string',
+    feature,
+    description: `field, field:asc or field:desc, comma-separated; only fields your tier returns (${byTier}).`,
+    example: 'name',
+  };
+}
+
+/** `q` (qParam) with these bounds. */
+export function qSpec(bounds: QBounds = {}): ParamSpec {
+  return {
+    name: bounds.name ?? 'q',
+    in: 'query',
+    type: 'string',
+    minLength: bounds.min ?? Q_MIN_DEFAULT,
+    maxLength: bounds.max ?? Q_MAX_DEFAULT,
+    feature: bounds.feature ?? 'searchEndpoint',
+    description: 'Keeps the entries whose English or native name contains this text (case- and accent-insensitive).',
+    example: 'an',
+  };
+}
+
+/** `locale` (localeParam). */
+export function localeSpec(feature = 'localization'): ParamSpec {
+  return {
+    name: 'locale',
+    in: 'query',
+    type: 'string',
+    pattern: LOCALE_RE.source,
+    feature,
+    ignoredBelow: true,
+    description: 'Adds localized_name and matched_locale in this language (e.g. de, pt-BR); ignored below the plan that includes localization.',
+    example: 'de',
+  };
+}
+
+/** `include_translations` (includeTranslationsParam). */
+export function includeTranslationsSpec(feature = 'localization'): ParamSpec {
+  return {
+    name: 'include_translations',
+    in: 'query',
+    type: 'boolean',
+    default: false,
+    feature,
+    ignoredBelow: true,
+    description: 'true or 1 adds the translations object; ignored below the plan that includes localization.',
+  };
+}
+
+/** What listParams(ctx, set, tier, options) reads, as declarations. */
+export function listParamSpecs(set: EntityFields, options: ListParamOptions = {}): ParamSpec[] {
+  const specs = [fieldsSpec(set)];
+  if (options.sort) specs.push(sortSpec(set));
+  if (options.q) specs.push(qSpec(options.q === true ? {} : options.q));
+  if (options.localized) specs.push(localeSpec(), includeTranslationsSpec());
+  return specs;
+}
+
+/** A path parameter. */
+export function pathSpec(name: string, description: string, example: string, extra: Partial<ParamSpec> = {}): ParamSpec {
+  return { name, in: 'path', type: 'string', required: true, description, example, ...extra };
+}
+
+/** An integer query parameter parsed by intParam(ctx, name, bounds). */
+export function intSpec(name: string, bounds: NumberBounds, description: string): ParamSpec {
+  return { name, in: 'query', type: 'integer', minimum: bounds.min, maximum: bounds.max, ...(bounds.fallback === undefined ? {} : { default: bounds.fallback }), description };
+}
+
+/** A number query parameter parsed by numberParam(ctx, name, bounds). */
+export function numberSpec(name: string, bounds: NumberBounds, description: string): ParamSpec {
+  return { name, in: 'query', type: 'number', minimum: bounds.min, maximum: bounds.max, ...(bounds.fallback === undefined ? {} : { default: bounds.fallback }), description };
 }

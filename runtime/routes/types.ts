@@ -2,7 +2,7 @@
 // An operation is data (path pattern, feature gate, error shape) plus a synchronous handler that
 // turns a parsed request into a Reply. Handlers never see uWS objects. The vocabulary both sides
 // share (Caller, Tier, ApiError, ErrorShape) lives in runtime/contract.
-import type { Caller, ErrorShape, UsageReport } from '../contract/index.js';
+import type { Caller, ErrorShape, Tier, UsageReport } from '../contract/index.js';
 import type { Engine } from '../engine/index.js';
 import type { Store } from '../store/types.js';
 
@@ -37,11 +37,57 @@ export interface Reply {
   br?: Uint8Array;
 }
 
+/**
+ * One parameter an operation reads, as data: the handler's parsing and the OpenAPI document
+ * (runtime/routes/openapi.ts) both come from it (the parsers take their bounds from the same
+ * constants; test/routes/openapi checks that every name a handler reads is declared and that the
+ * declared bounds and enums are the ones parsing enforces).
+ */
+export interface ParamSpec {
+  name: string;
+  in: 'query' | 'path';
+  /** `list`: comma-separated values (fields=a,b), each one of `enum`. */
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'list';
+  description: string;
+  required?: boolean;
+  minimum?: number;
+  maximum?: number;
+  default?: string | number | boolean;
+  enum?: readonly string[];
+  minLength?: number;
+  maxLength?: number;
+  /** ECMAScript regex the (trimmed) value must match. */
+  pattern?: string;
+  /** Policy feature the parameter needs: below it, a 403 (or, with `ignoredBelow`, silently not honoured). */
+  feature?: string;
+  ignoredBelow?: boolean;
+  /** A value that works on the fixture and full datasets (documentation, console, replay tests). */
+  example?: string;
+}
+
+/** The 200 body: a schema of schemas/http per field tier (the caller's plan picks one), or one for all. */
+export type ResponseDoc =
+  | { schema: string; list?: boolean }
+  | { tierOf: 'tier' | 'countryTier'; schemas: Readonly<Partial<Record<Tier, string>>>; list?: boolean };
+
+/** What the OpenAPI document says of an operation besides its parameters. */
+export interface OperationDoc {
+  summary: string;
+  description?: string;
+  tag: string;
+  response: ResponseDoc;
+  /** Statuses besides 200, 401, 403, 429 and 500: 400, 404, 304 (conditional requests). */
+  statuses: readonly number[];
+}
+
 export interface Operation {
   /** Stable name, also the key into the policy file's `operations`. */
   name: string;
   /** uWS route pattern, e.g. '/v1/countries/:ciso/states'. */
   path: string;
   errorShape: ErrorShape;
+  /** Every path and query parameter the handler reads (optional only for test operations). */
+  params?: readonly ParamSpec[];
+  doc?: OperationDoc;
   handle(ctx: RequestContext): Reply;
 }

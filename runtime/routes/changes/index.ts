@@ -18,7 +18,7 @@ import { CursorError, type CursorSecrets } from '../signed-token.js';
 import { ifNoneMatchHits, strongEtag } from '../../engine/postcodes/response-cache.js';
 import { CHANGE_TYPES, PLACE_TYPES } from '../../format/change-log.js';
 import { ApiError } from '../../contract/index.js';
-import { intParam, invalidParam } from '../params.js';
+import { intParam, intSpec, invalidParam } from '../params.js';
 import type { Operation, RequestContext } from '../types.js';
 
 export const CHANGES_LIMIT = { min: 1, max: 100, fallback: 50 } as const;
@@ -89,6 +89,15 @@ const changesList: Operation = {
   name: 'changesList',
   path: '/v1/changes',
   errorShape: 'B',
+  params: [
+    intSpec('limit', CHANGES_LIMIT, 'Events per page.'),
+    { name: 'start_date', in: 'query', type: 'string', description: 'Events changed at or after this ISO date (2026-01-31, 00:00 UTC) or date-time with Z or an offset.', example: '2020-01-01' },
+    { name: 'place_type', in: 'query', type: 'string', enum: PLACE_TYPES, description: 'Only events of this kind of place (case-insensitive).' },
+    { name: 'change_type', in: 'query', type: 'string', enum: CHANGE_TYPES, description: 'Only events of this kind (case-insensitive).' },
+    { name: 'country_code', in: 'query', type: 'string', pattern: '^[A-Za-z]{2}$', description: "Only places in this country before or after the change (ISO 3166-1 alpha-2).", example: 'US' },
+    { name: 'next_page_token', in: 'query', type: 'string', description: 'next_page_token of the previous page; send it alone or with exactly the same filters.' },
+  ],
+  doc: { tag: 'Changes', summary: 'The change feed: what changed between dataset builds', response: { schema: 'changes' }, statuses: [304, 400] },
   handle(ctx) {
     const limit = intParam(ctx, 'limit', CHANGES_LIMIT)!;
     const named = requestFilters(ctx);

@@ -24,8 +24,8 @@ import { sameFilters, type PostcodeFilters } from '../../engine/postcodes/engine
 import { DEFAULT_RESPONSE_CACHE_LIMITS, ifNoneMatchHits, ResponseCache, strongEtag, type ResponseCacheLimits } from '../../engine/postcodes/response-cache.js';
 import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../../render/postcodes.js';
 import { postcodeDisplayQuery, postcodeTypeKey, stateCodeKey } from '../../text/normalise.js';
-import { fieldsParam, intParam, invalidParam, qParam } from '../params.js';
-import type { Operation, Reply, RequestContext } from '../types.js';
+import { fieldsParam, fieldsSpec, intParam, intSpec, invalidParam, pathSpec, qParam, qSpec } from '../params.js';
+import type { Operation, ParamSpec, Reply, RequestContext } from '../types.js';
 import { CursorCodec, CursorError, cursorSecretsFromEnv, type CursorSecrets } from './cursor.js';
 
 export const POSTCODE_CODE_MAX_CHARS = 20;
@@ -40,6 +40,9 @@ const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/;
 const STATE_CODE_RE = /^[A-Za-z0-9-]{1,255}$/;
 const CITY_ID_RE = /^\d{1,15}$/;
 const TYPE_RE = /^[A-Za-z0-9_-]{1,32}$/;
+
+const POSTCODE_Q = { min: 2, max: 100 } as const;
+const COUNTRY_CODE_PATH = pathSpec('countryCode', 'ISO 3166-1 alpha-2 code (any case); alpha-3 codes and numeric ids are refused.', 'US', { pattern: COUNTRY_CODE_RE.source });
 
 /** Shared by both operations: the rendered-response cache and the cursor signer. */
 let responses = new ResponseCache(DEFAULT_RESPONSE_CACHE_LIMITS);
@@ -125,6 +128,12 @@ const postcodeLookup: Operation = {
   name: 'postcodeLookup',
   path: '/v1/countries/:countryCode/postcodes/:code',
   errorShape: 'B',
+  params: [
+    COUNTRY_CODE_PATH,
+    pathSpec('code', `The postcode, 1 to ${POSTCODE_CODE_MAX_CHARS} characters (spaces and case ignored when matching).`, '90210', { maxLength: POSTCODE_CODE_MAX_CHARS }),
+    fieldsSpec(POSTCODE_FIELDS),
+  ],
+  doc: { tag: 'Postcodes', summary: 'Exact postcode lookup', response: { schema: 'postcode-lookup' }, statuses: [304, 400, 404] },
   handle(ctx) {
     const countryCode = countryCodeParam(ctx);
     const code = codeParam(ctx);
@@ -147,7 +156,7 @@ const postcodeLookup: Operation = {
 
 /** The filters named in the query, normalised; null when the request names none. */
 function requestFilters(ctx: RequestContext): PostcodeFilters | null {
-  const q = qParam(ctx, { min: 2, max: 100 });
+  const q = qParam(ctx, POSTCODE_Q);
   const stateCodeRaw = ctx.query.get('state_code');
   if (stateCodeRaw !== undefined && !STATE_CODE_RE.test(stateCodeRaw)) {
     throw invalidParam('state_code', `must be 1 to 255 letters, digits or hyphens (e.g. CA), found ${echo(stateCodeRaw)}`);
@@ -175,6 +184,18 @@ const postcodeSearch: Operation = {
   name: 'postcodeSearch',
   path: '/v1/countries/:countryCode/postcodes',
   errorShape: 'B',
+  params: [
+    COUNTRY_CODE_PATH,
+    fieldsSpec(POSTCODE_FIELDS),
+    { name: 'sort', in: 'query', type: 'string', description: 'Not accepted (400): postcodes are always ordered by code, then id.' },
+    intSpec('limit', POSTCODE_LIMIT, 'Postcodes per page.'),
+    { ...qSpec(POSTCODE_Q), description: 'Codes starting with, or localities containing, this text (case- and accent-insensitive).', example: '90' },
+    { name: 'state_code', in: 'query', type: 'string', pattern: STATE_CODE_RE.source, description: 'Only postcodes of this state code.', example: 'CA' },
+    { name: 'city_id', in: 'query', type: 'string', pattern: CITY_ID_RE.source, description: 'Only postcodes of this city id (a positive integer).' },
+    { name: 'type', in: 'query', type: 'string', pattern: TYPE_RE.source, description: 'Only postcodes of this type (e.g. full, po_box).' },
+    { name: 'cursor', in: 'query', type: 'string', description: 'next_cursor of the previous page; send it alone or with exactly the same filters.' },
+  ] satisfies ParamSpec[],
+  doc: { tag: 'Postcodes', summary: 'Search postcodes of a country, a page at a time', response: { schema: 'postcode-list' }, statuses: [304, 400, 404] },
   handle(ctx) {
     const countryCode = countryCodeParam(ctx);
     if (ctx.query.has('fields')) ctx.requireFeature('fieldsFiltering');

@@ -7,8 +7,14 @@ import type { NamedEntity } from '../../engine/name-keys.js';
 import { sortObjects } from '../../engine/sort.js';
 import type { ListParams, Page } from '../params.js';
 import { ApiError, type Tier } from '../../contract/index.js';
-import type { RequestContext, Reply } from '../types.js';
+import { pathSpec } from '../params.js';
+import type { ParamSpec, RequestContext, Reply } from '../types.js';
 import { memoizedReply } from './body-memo.js';
+
+/** `{ciso}`: a country's ISO 3166-1 alpha-2 or alpha-3 code (case-insensitive). */
+export const CISO_PATH: ParamSpec = pathSpec('ciso', "Country ISO 3166-1 alpha-2 or alpha-3 code, any case (US, usa).", 'US');
+/** `{siso}`: a state's code within its country (the iso2 column). */
+export const SISO_PATH: ParamSpec = pathSpec('siso', "State code within the country (the state's iso2, e.g. CA).", 'CA');
 
 /** Spec durations table; every keyed answer is per plan, hence `private`. */
 export const CACHE_DAY = 'private, max-age=86400';

@@ -1,18 +1,24 @@
 // GET /v1/countries, /v1/countries/{ciso}: the country list and detail (two field tiers).
 import { COUNTRY_FIELDS } from '../../render/fields.js';
 import { serializeObject } from '../../render/projection.js';
-import { listParams } from '../params.js';
+import { listParams, listParamSpecs, type ListParamOptions } from '../params.js';
 import type { Operation } from '../types.js';
 import { memoizedReply } from './body-memo.js';
-import { CACHE_DAY, cacheControlHeaders, jsonReply, listReply, notFound, projectionOf, withLocale } from './common.js';
+import { CACHE_DAY, CISO_PATH, cacheControlHeaders, jsonReply, listReply, notFound, projectionOf, withLocale } from './common.js';
+
+const LIST: ListParamOptions = { q: true, sort: true, localized: true };
+const DETAIL: ListParamOptions = { localized: true };
+const COUNTRY_RESPONSE = { tierOf: 'countryTier', schemas: { basic: 'country.basic', full: 'country.full' } } as const;
 
 export const countriesList: Operation = {
   name: 'countriesList',
   path: '/v1/countries',
   errorShape: 'A',
+  params: listParamSpecs(COUNTRY_FIELDS, LIST),
+  doc: { tag: 'Countries', summary: 'List countries', response: { ...COUNTRY_RESPONSE, list: true }, statuses: [400] },
   handle(ctx) {
     const tier = ctx.caller.countryTier;
-    const params = listParams(ctx, COUNTRY_FIELDS, tier, { q: true, sort: true, localized: true });
+    const params = listParams(ctx, COUNTRY_FIELDS, tier, LIST);
     const countries = ctx.store.countries;
     return listReply(ctx, {
       memoKey: 'countriesList',
@@ -32,9 +38,11 @@ export const countryDetail: Operation = {
   name: 'countryDetail',
   path: '/v1/countries/:ciso',
   errorShape: 'A',
+  params: [CISO_PATH, ...listParamSpecs(COUNTRY_FIELDS, DETAIL)],
+  doc: { tag: 'Countries', summary: 'One country', response: COUNTRY_RESPONSE, statuses: [400, 404] },
   handle(ctx) {
     const tier = ctx.caller.countryTier;
-    const params = listParams(ctx, COUNTRY_FIELDS, tier, { localized: true });
+    const params = listParams(ctx, COUNTRY_FIELDS, tier, DETAIL);
     const row = ctx.engine.countryRow(ctx.params.ciso ?? '');
     if (row < 0) throw notFound('Country not found.');
     const projection = projectionOf(COUNTRY_FIELDS, tier, params);

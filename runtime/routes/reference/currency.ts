@@ -4,14 +4,18 @@ import { currencyOf } from '../../engine/currency.js';
 import { CURRENCY_FIELDS } from '../../render/fields.js';
 import { serializeObject } from '../../render/projection.js';
 import { sortObjects } from '../../engine/sort.js';
-import { listParams } from '../params.js';
+import { listParams, listParamSpecs, type ListParamOptions } from '../params.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, jsonReply, notFound, pagedListReply, projectionOf } from './common.js';
+import { CACHE_DAY, CISO_PATH, jsonReply, notFound, pagedListReply, projectionOf } from './common.js';
+
+const LIST: ListParamOptions = { sort: true };
 
 export const currencyByCountry: Operation = {
   name: 'currencyByCountry',
   path: '/v1/currency/:ciso',
   errorShape: 'A',
+  params: [CISO_PATH, ...listParamSpecs(CURRENCY_FIELDS)],
+  doc: { tag: 'Currency', summary: "A country's currency", response: { schema: 'currency' }, statuses: [400, 404] },
   handle(ctx) {
     const params = listParams(ctx, CURRENCY_FIELDS, 'basic');
     const row = ctx.engine.countryRow(ctx.params.ciso ?? '');
@@ -28,8 +32,13 @@ export const currencyList: Operation = {
   name: 'currencyList',
   path: '/v1/currency',
   errorShape: 'A',
+  params: [
+    ...listParamSpecs(CURRENCY_FIELDS, LIST),
+    { name: 'code', in: 'query', type: 'string', pattern: CURRENCY_CODE_RE.source, description: 'ISO 4217 currency code (any case): only the countries using it.', example: 'USD' },
+  ],
+  doc: { tag: 'Currency', summary: 'Currencies of every country', response: { schema: 'currency', list: true }, statuses: [400] },
   handle(ctx) {
-    const params = listParams(ctx, CURRENCY_FIELDS, 'basic', { sort: true });
+    const params = listParams(ctx, CURRENCY_FIELDS, 'basic', LIST);
     const raw = ctx.query.get('code');
     let code: string | null = null;
     if (raw !== undefined) {

@@ -4,7 +4,7 @@ import { paddedNumericCode } from '../../engine/countries.js';
 import type { Engine } from '../../engine/index.js';
 import { ISO_COUNTRY_FIELDS, ISO_STATE_FIELDS } from '../../render/fields.js';
 import { serializeObject } from '../../render/projection.js';
-import { invalidParam, listParams } from '../params.js';
+import { invalidParam, listParams, listParamSpecs } from '../params.js';
 import type { Operation } from '../types.js';
 import { CACHE_HOUR, jsonReply, notFound, projectionOf } from './common.js';
 
@@ -33,6 +33,13 @@ export const isoCountry: Operation = {
   name: 'isoCountry',
   path: '/v1/iso/country',
   errorShape: 'A',
+  params: [
+    ...listParamSpecs(ISO_COUNTRY_FIELDS),
+    { name: 'iso2', in: 'query', type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 code; exactly one of iso2, iso3, numeric.', example: 'NO' },
+    { name: 'iso3', in: 'query', type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 3166-1 alpha-3 code; exactly one of iso2, iso3, numeric.' },
+    { name: 'numeric', in: 'query', type: 'string', pattern: '^[0-9]{1,3}$', description: 'ISO 3166-1 numeric code (4, 004); exactly one of iso2, iso3, numeric.' },
+  ],
+  doc: { tag: 'ISO codes', summary: 'A country by one of its ISO 3166-1 codes', response: { schema: 'iso-country' }, statuses: [400, 404] },
   handle(ctx) {
     const params = listParams(ctx, ISO_COUNTRY_FIELDS, 'basic');
     const given = CODE_KINDS.filter((kind) => ctx.query.has(kind));
@@ -52,6 +59,11 @@ export const isoState: Operation = {
   name: 'isoState',
   path: '/v1/iso/state',
   errorShape: 'A',
+  params: [
+    ...listParamSpecs(ISO_STATE_FIELDS),
+    { name: 'iso', in: 'query', type: 'string', required: true, description: 'ISO 3166-2 code (any case), e.g. US-CA.', example: 'US-CA' },
+  ],
+  doc: { tag: 'ISO codes', summary: 'A state by its ISO 3166-2 code', response: { schema: 'iso-state' }, statuses: [400, 404] },
   handle(ctx) {
     const params = listParams(ctx, ISO_STATE_FIELDS, 'basic');
     const raw = ctx.query.get('iso');
@@ -84,6 +96,12 @@ export const isoConvert: Operation = {
   name: 'isoConvert',
   path: '/v1/iso/country/convert',
   errorShape: 'A',
+  params: [
+    { name: 'from', in: 'query', type: 'string', required: true, enum: CODE_KINDS, description: 'The kind of code given in value.', example: 'iso2' },
+    { name: 'to', in: 'query', type: 'string', required: true, enum: CODE_KINDS, description: 'The kind of code wanted (not the same as from).', example: 'numeric' },
+    { name: 'value', in: 'query', type: 'string', required: true, description: 'The code to convert.', example: 'BR' },
+  ],
+  doc: { tag: 'ISO codes', summary: 'Convert a country code between iso2, iso3 and numeric', response: { schema: 'iso-convert' }, statuses: [400, 404] },
   handle(ctx) {
     const from = codeKindParam(ctx.query.get('from'), 'from');
     const to = codeKindParam(ctx.query.get('to'), 'to');

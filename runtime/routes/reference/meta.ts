@@ -6,6 +6,8 @@ export const dataVersion: Operation = {
   name: 'dataVersion',
   path: '/v1/meta/data-version',
   errorShape: 'A',
+  params: [],
+  doc: { tag: 'Meta', summary: 'What the loaded snapshot was built from', response: { schema: 'data-version' }, statuses: [] },
   handle(ctx) {
     const { manifest } = ctx.store;
     const body = {

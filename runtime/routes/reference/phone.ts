@@ -4,10 +4,12 @@ import { PHONE_FIELDS, PHONE_PARSE_FIELDS } from '../../render/fields.js';
 import { serializeObject } from '../../render/projection.js';
 import { sortObjects } from '../../engine/sort.js';
 import { parsedPhoneJson } from '../../render/phone.js';
-import { listParams } from '../params.js';
+import { listParams, listParamSpecs, type ListParamOptions } from '../params.js';
 import { ApiError } from '../../contract/index.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, NO_STORE, jsonReply, notFound, pagedListReply, projectionOf } from './common.js';
+import { CACHE_DAY, CISO_PATH, NO_STORE, jsonReply, notFound, pagedListReply, projectionOf } from './common.js';
+
+const LIST: ListParamOptions = { sort: true };
 
 /**
  * `code` filter: 1 to 4 digits, optional leading + (a space when the + arrived unencoded),
@@ -26,8 +28,13 @@ export const phoneList: Operation = {
   name: 'phoneList',
   path: '/v1/phone',
   errorShape: 'A',
+  params: [
+    ...listParamSpecs(PHONE_FIELDS, LIST),
+    { name: 'code', in: 'query', type: 'string', pattern: '^\\+?[0-9]{1,4}$', description: 'Dial code, 1 to 4 digits with an optional + (encode it as %2B): only the countries using it.', example: '44' },
+  ],
+  doc: { tag: 'Phone', summary: 'Dial codes of every country', response: { schema: 'phone-entry', list: true }, statuses: [400] },
   handle(ctx) {
-    const params = listParams(ctx, PHONE_FIELDS, 'basic', { sort: true });
+    const params = listParams(ctx, PHONE_FIELDS, 'basic', LIST);
     const raw = ctx.query.get('code');
     let entries = raw === undefined ? [...ctx.engine.phoneEntries()] : ctx.engine.phoneEntriesByCode(dialCodeFilter(raw));
     if (params.sort) entries = sortObjects(entries, params.sort, PHONE_FIELDS);
@@ -47,6 +54,11 @@ export const phoneParse: Operation = {
   name: 'phoneParse',
   path: '/v1/phone/parse',
   errorShape: 'A',
+  params: [
+    ...listParamSpecs(PHONE_PARSE_FIELDS),
+    { name: 'number', in: 'query', type: 'string', required: true, description: 'E.164 number: + then 5 to 15 digits (spaces, dashes, dots and brackets are ignored; encode + as %2B).', example: '+14155552671' },
+  ],
+  doc: { tag: 'Phone', summary: 'The country of a phone number', response: { schema: 'phone-parse' }, statuses: [400, 404] },
   handle(ctx) {
     const params = listParams(ctx, PHONE_PARSE_FIELDS, 'basic');
     const raw = ctx.query.get('number');
@@ -74,6 +86,8 @@ export const phoneByCountry: Operation = {
   name: 'phoneByCountry',
   path: '/v1/phone/:ciso',
   errorShape: 'B',
+  params: [CISO_PATH, ...listParamSpecs(PHONE_FIELDS)],
+  doc: { tag: 'Phone', summary: "A country's dial code", response: { schema: 'phone-entry' }, statuses: [400, 404] },
   handle(ctx) {
     const params = listParams(ctx, PHONE_FIELDS, 'basic');
     const row = ctx.engine.countryRow(ctx.params.ciso ?? '');

@@ -1,18 +1,23 @@
 // GET /v1/states, /v1/countries/{ciso}/states, /v1/countries/{ciso}/states/{siso}.
 import { STATE_FIELDS } from '../../render/fields.js';
 import { serializeObject } from '../../render/projection.js';
-import { listParams } from '../params.js';
+import { listParams, listParamSpecs, type ListParamOptions } from '../params.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, cacheControlHeaders, jsonReply, listReply, notFound, projectionOf } from './common.js';
+import { CACHE_DAY, CISO_PATH, SISO_PATH, cacheControlHeaders, jsonReply, listReply, notFound, projectionOf } from './common.js';
 import { memoizedReply } from './body-memo.js';
+
+const LIST: ListParamOptions = { q: true, sort: true };
+const STATE_RESPONSE = { tierOf: 'tier', schemas: { basic: 'state.basic', coordinates: 'state.coordinates', full: 'state.full' } } as const;
 
 export const statesAll: Operation = {
   name: 'statesAll',
   path: '/v1/states',
   errorShape: 'A',
+  params: listParamSpecs(STATE_FIELDS, LIST),
+  doc: { tag: 'States', summary: 'List every state of every country', response: { ...STATE_RESPONSE, list: true }, statuses: [400] },
   handle(ctx) {
     const tier = ctx.caller.tier;
-    const params = listParams(ctx, STATE_FIELDS, tier, { q: true, sort: true });
+    const params = listParams(ctx, STATE_FIELDS, tier, LIST);
     const states = ctx.store.states;
     return listReply(ctx, {
       memoKey: 'statesAll',
@@ -32,9 +37,11 @@ export const countryStates: Operation = {
   name: 'countryStates',
   path: '/v1/countries/:ciso/states',
   errorShape: 'A',
+  params: [CISO_PATH, ...listParamSpecs(STATE_FIELDS, LIST)],
+  doc: { tag: 'States', summary: 'States of a country', response: { ...STATE_RESPONSE, list: true }, statuses: [400, 404] },
   handle(ctx) {
     const tier = ctx.caller.tier;
-    const params = listParams(ctx, STATE_FIELDS, tier, { q: true, sort: true });
+    const params = listParams(ctx, STATE_FIELDS, tier, LIST);
     const countryRow = ctx.engine.countryRow(ctx.params.ciso ?? '');
     const ranges = ctx.store.relations.countryStates;
     const start = countryRow < 0 ? 0 : ranges.start[countryRow]!;
@@ -59,6 +66,8 @@ export const stateDetail: Operation = {
   name: 'stateDetail',
   path: '/v1/countries/:ciso/states/:siso',
   errorShape: 'A',
+  params: [CISO_PATH, SISO_PATH, ...listParamSpecs(STATE_FIELDS)],
+  doc: { tag: 'States', summary: 'One state of a country', response: STATE_RESPONSE, statuses: [400, 404] },
   handle(ctx) {
     const tier = ctx.caller.tier;
     const params = listParams(ctx, STATE_FIELDS, tier);

@@ -2,9 +2,12 @@
 import { TIMEZONE_FIELDS } from '../../render/fields.js';
 import { serializeObject } from '../../render/projection.js';
 import { timezoneInfo } from '../../engine/timezone.js';
-import { listParams, type ListParams } from '../params.js';
+import { listParams, listParamSpecs, pathSpec, type ListParams } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
-import { CACHE_DAY, jsonReply, notFound, pathId, projectionOf } from './common.js';
+import { CACHE_DAY, CISO_PATH, SISO_PATH, jsonReply, notFound, pathId, projectionOf } from './common.js';
+
+const TIMEZONE_DOC = { tag: 'Timezones', response: { schema: 'timezone' }, statuses: [400, 404] } as const;
+const CITY_ID = pathSpec('city_id', 'City id (an integer) of a city of that state.', '120784', { pattern: '^[0-9]{1,10}$' });
 
 function timezoneReply(ctx: RequestContext, params: ListParams, zone: string | null, noDataMessage: string): Reply {
   const info = zone ? timezoneInfo(zone, ctx.now) : null;
@@ -16,6 +19,8 @@ export const timezoneCountry: Operation = {
   name: 'timezoneCountry',
   path: '/v1/timezone/:ciso',
   errorShape: 'A',
+  params: [CISO_PATH, ...listParamSpecs(TIMEZONE_FIELDS)],
+  doc: { ...TIMEZONE_DOC, summary: "A country's timezone now" },
   handle(ctx) {
     const params = listParams(ctx, TIMEZONE_FIELDS, 'basic');
     const row = ctx.engine.countryRow(ctx.params.ciso ?? '');
@@ -28,6 +33,8 @@ export const timezoneState: Operation = {
   name: 'timezoneState',
   path: '/v1/timezone/:ciso/:siso',
   errorShape: 'A',
+  params: [CISO_PATH, SISO_PATH, ...listParamSpecs(TIMEZONE_FIELDS)],
+  doc: { ...TIMEZONE_DOC, summary: "A state's timezone now" },
   handle(ctx) {
     const params = listParams(ctx, TIMEZONE_FIELDS, 'basic');
     const countryRow = ctx.engine.countryRow(ctx.params.ciso ?? '');
@@ -41,6 +48,8 @@ export const timezoneCity: Operation = {
   name: 'timezoneCity',
   path: '/v1/timezone/:ciso/:siso/:city_id',
   errorShape: 'A',
+  params: [CISO_PATH, SISO_PATH, CITY_ID, ...listParamSpecs(TIMEZONE_FIELDS)],
+  doc: { ...TIMEZONE_DOC, summary: "A city's timezone now" },
   handle(ctx) {
     const { store, engine } = ctx;
     const params = listParams(ctx, TIMEZONE_FIELDS, 'basic');

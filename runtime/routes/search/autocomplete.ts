@@ -5,9 +5,9 @@ import { autocompleteSearch } from '../../engine/search/autocomplete.js';
 import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
 import { filterRows } from '../../engine/search/row-filter.js';
 import { roundScore } from '../../text/trigram.js';
-import { includeTranslationsParam, localeParam } from '../params.js';
+import { includeTranslationsParam, includeTranslationsSpec, localeParam, localeSpec } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
-import { countryFilter, limitParam, searchText, searchType, stateFilter } from './params.js';
+import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, STATE_SPEC, stateFilter, TYPE_SPEC } from './params.js';
 import { countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
 import { cacheKey, searchCache, searchReply } from './shared.js';
 
@@ -76,5 +76,13 @@ export const autocompleteOperation: Operation = {
   name: 'autocomplete',
   path: '/v1/search/autocomplete',
   errorShape: 'B',
+  params: [Q_SPEC, TYPE_SPEC, COUNTRY_SPEC, STATE_SPEC, limitSpec(AUTOCOMPLETE_LIMIT_MAX, AUTOCOMPLETE_LIMIT_DEFAULT), localeSpec(), includeTranslationsSpec()],
+  doc: {
+    tag: 'Search',
+    summary: 'Type-ahead over names, native names and translations',
+    description: "Results carry the entity's fields for your tier plus type, label, match_score and matched_field.",
+    response: { schema: 'search-autocomplete' },
+    statuses: [400],
+  },
   handle,
 };

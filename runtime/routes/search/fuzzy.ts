@@ -6,7 +6,7 @@ import { filterRows } from '../../engine/search/row-filter.js';
 import { fuzzySearch } from '../../engine/search/fuzzy.js';
 import { roundScore } from '../../text/trigram.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
-import { countryFilter, limitParam, searchText, searchType, thresholdParam } from './params.js';
+import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, THRESHOLD_SPEC, thresholdParam, TYPE_SPEC } from './params.js';
 import { countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
 import { cacheKey, searchCache, searchReply } from './shared.js';
 
@@ -53,5 +53,13 @@ export const fuzzySearchOperation: Operation = {
   name: 'fuzzySearch',
   path: '/v1/search/fuzzy',
   errorShape: 'A',
+  params: [Q_SPEC, TYPE_SPEC, COUNTRY_SPEC, limitSpec(FUZZY_LIMIT_MAX, FUZZY_LIMIT_DEFAULT), THRESHOLD_SPEC],
+  doc: {
+    tag: 'Search',
+    summary: 'Typo-tolerant search (trigram similarity)',
+    description: "Results carry the entity's fields for your tier plus match_score and matched_alias.",
+    response: { schema: 'search-fuzzy' },
+    statuses: [400],
+  },
   handle,
 };

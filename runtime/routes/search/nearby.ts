@@ -6,9 +6,12 @@ import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
 import { nearbySearch, roundKm } from '../../engine/search/nearby.js';
 import { filterRows } from '../../engine/search/row-filter.js';
 import type { CityRecord } from '../../format/model.js';
-import { includeTranslationsParam, localeParam } from '../params.js';
+import { includeTranslationsParam, includeTranslationsSpec, localeParam, localeSpec } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
-import { coordinateParam, countryFilter, kindFilter, limitParam, minPopulationParam, radiusParam, searchType, stateFilter } from './params.js';
+import {
+  coordinateParam, COUNTRY_SPEC, countryFilter, KIND_SPEC, kindFilter, LAT_SPEC, limitParam, limitSpec, LNG_SPEC, MIN_POPULATION_SPEC, minPopulationParam,
+  RADIUS_SPEC, radiusParam, searchType, STATE_SPEC, stateFilter, TYPE_SPEC,
+} from './params.js';
 import { addLocalizedName, countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
 import { cacheKey, searchCache, searchReply } from './shared.js';
 
@@ -84,5 +87,16 @@ export const nearbySearchOperation: Operation = {
   name: 'nearbySearch',
   path: '/v1/search/nearby',
   errorShape: 'B',
+  params: [
+    LAT_SPEC, LNG_SPEC, TYPE_SPEC, COUNTRY_SPEC, STATE_SPEC, KIND_SPEC, MIN_POPULATION_SPEC, RADIUS_SPEC,
+    limitSpec(NEARBY_LIMIT_MAX, NEARBY_LIMIT_DEFAULT), localeSpec(), includeTranslationsSpec(),
+  ],
+  doc: {
+    tag: 'Search',
+    summary: 'Places within a radius of a point, nearest first',
+    description: 'Straight-line (haversine) distance to the stored coordinate of each place; not address search.',
+    response: { schema: 'search-nearby' },
+    statuses: [400],
+  },
   handle,
 };

@@ -5,8 +5,8 @@
 import { CITY_KINDS, isCityKind, type CityKind } from '../../engine/search/city-kind.js';
 import type { SearchType } from '../../engine/search/context.js';
 import { matchKey } from '../../text/normalise.js';
-import { intParam, invalidParam, numberParam } from '../params.js';
-import type { RequestContext } from '../types.js';
+import { intParam, intSpec, invalidParam, numberParam, numberSpec, type NumberBounds } from '../params.js';
+import type { ParamSpec, RequestContext } from '../types.js';
 
 export const Q_MIN_CHARS = 2;
 export const Q_MAX_CHARS = 100;
@@ -36,8 +36,8 @@ export function searchType(ctx: RequestContext): SearchType {
   const raw = ctx.query.get('type');
   if (raw === undefined) return 'city';
   const value = raw.trim().toLowerCase();
-  if (value === 'city' || value === 'state' || value === 'country') return value;
-  throw invalidParam('type', `must be one of city, state, country, found '${raw}'`);
+  if ((SEARCH_TYPES as readonly string[]).includes(value)) return value as SearchType;
+  throw invalidParam('type', `must be one of ${SEARCH_TYPES.join(', ')}, found '${raw}'`);
 }
 
 const ALPHA2_RE = /^[A-Za-z]{2}$/;
@@ -79,9 +79,13 @@ export function limitParam(ctx: RequestContext, max: number, fallback: number): 
   return intParam(ctx, 'limit', { min: 1, max, fallback })!;
 }
 
+export const THRESHOLD: NumberBounds = { min: 0.1, max: 1, fallback: 0.3 };
+export const RADIUS_KM: NumberBounds = { min: 1, max: 500, fallback: 25 };
+export const SEARCH_TYPES = ['city', 'state', 'country'] as const;
+
 /** `threshold`: 0.1 to 1, default 0.3. */
 export function thresholdParam(ctx: RequestContext): number {
-  return numberParam(ctx, 'threshold', { min: 0.1, max: 1, fallback: 0.3 })!;
+  return numberParam(ctx, 'threshold', THRESHOLD)!;
 }
 
 const DECIMAL_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
@@ -100,7 +104,7 @@ export function coordinateParam(ctx: RequestContext, name: 'lat' | 'lng', limit:
 
 /** `radius`: kilometres, 1 to 500, default 25. */
 export function radiusParam(ctx: RequestContext): number {
-  return numberParam(ctx, 'radius', { min: 1, max: 500, fallback: 25 })!;
+  return numberParam(ctx, 'radius', RADIUS_KM)!;
 }
 
 /** `min_population`: an integer ≥ 0 (0 = no filter). */
@@ -111,4 +115,36 @@ export function minPopulationParam(ctx: RequestContext): number {
   const value = /^\+?\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(value)) throw invalidParam('min_population', `must be an integer of 0 or more, found '${raw}'`);
   return value;
+}
+
+// ---- Declarations of the parameters above (ParamSpec), for the OpenAPI document. ----------------
+
+export const Q_SPEC: ParamSpec = {
+  name: 'q', in: 'query', type: 'string', required: true, minLength: Q_MIN_CHARS, maxLength: Q_MAX_CHARS,
+  description: `Search text, ${Q_MIN_CHARS} to ${Q_MAX_CHARS} characters after trimming.`, example: 'San',
+};
+export const TYPE_SPEC: ParamSpec = {
+  name: 'type', in: 'query', type: 'string', enum: SEARCH_TYPES, default: 'city', description: 'What to search (case-insensitive).',
+};
+export const COUNTRY_SPEC: ParamSpec = {
+  name: 'country', in: 'query', type: 'string', pattern: ALPHA2_RE.source, description: 'Only places in this country (ISO 3166-1 alpha-2); not with type=country.', example: 'US',
+};
+export const STATE_SPEC: ParamSpec = {
+  name: 'state', in: 'query', type: 'string', minLength: 1, maxLength: STATE_MAX_CHARS,
+  description: 'Only cities of this state (its code, e.g. CA); with type=city and country only.', example: 'CA',
+};
+export const KIND_SPEC: ParamSpec = {
+  name: 'kind', in: 'query', type: 'string', enum: CITY_KINDS, description: 'Only cities of this kind; with type=city only.',
+};
+export const THRESHOLD_SPEC = numberSpec('threshold', THRESHOLD, 'Minimum trigram similarity of a match.');
+export const RADIUS_SPEC = numberSpec('radius', RADIUS_KM, 'Search radius in kilometres.');
+export const MIN_POPULATION_SPEC: ParamSpec = {
+  name: 'min_population', in: 'query', type: 'integer', minimum: 0, default: 0, description: 'Only places with at least this population (0: no filter).',
+};
+export const LAT_SPEC: ParamSpec = { name: 'lat', in: 'query', type: 'number', required: true, minimum: -90, maximum: 90, description: 'Latitude in decimal degrees.', example: '34.05' };
+export const LNG_SPEC: ParamSpec = { name: 'lng', in: 'query', type: 'number', required: true, minimum: -180, maximum: 180, description: 'Longitude in decimal degrees.', example: '-118.24' };
+
+/** `limit` with this operation's maximum and default (limitParam). */
+export function limitSpec(max: number, fallback: number): ParamSpec {
+  return intSpec('limit', { min: 1, max, fallback }, 'Most results returned.');
 }

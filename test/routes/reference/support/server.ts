@@ -3,6 +3,7 @@
 // (bodies decompressed per Content-Encoding, JSON parsed, headers through a Headers-like get()).
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { PlanName } from '../../../../runtime/contract/index.js';
+import { openApiChecker } from '../../../support/openapi.js';
 import { startTestServer as startServer, type TestServer as ChildServer } from '../../../support/server.js';
 
 export const PLANS: readonly PlanName[] = ['community', 'starter', 'supporter', 'professional', 'business', 'legacy'];
@@ -26,6 +27,8 @@ export interface TestServer {
 
 export async function startTestServer(snapshotDir: string, options: { fixedNow?: string } = {}): Promise<TestServer> {
   const server: ChildServer = await startServer({ snapshotDir, ...(options.fixedNow ? { fixedNow: options.fixedNow } : {}) });
+  // Every answer of an operation is also checked against the server's OpenAPI document.
+  const openApi = openApiChecker((await server.get('/openapi.json')).json());
   return {
     url: server.url,
     keys: server.keys,
@@ -38,6 +41,9 @@ export async function startTestServer(snapshotDir: string, options: { fixedNow?:
       const encoding = res.headers['content-encoding'];
       const bytes = encoding === 'br' ? brotliDecompressSync(res.bytes) : encoding === 'gzip' ? gunzipSync(res.bytes) : res.bytes;
       const text = bytes.toString('utf8');
+      const body = text === '' ? undefined : JSON.parse(text);
+      const plan = opts.key !== undefined || opts.plan === null ? null : (opts.plan ?? 'business');
+      if (openApi.operationOf(path) !== undefined && res.status !== 405) openApi.assert({ path, status: res.status, plan, body }, 'contract answer');
       return {
         status: res.status,
         headers: {
@@ -47,7 +53,7 @@ export async function startTestServer(snapshotDir: string, options: { fixedNow?:
           },
         },
         text,
-        body: text === '' ? undefined : JSON.parse(text),
+        body,
       };
     },
     close: () => server.close(),
