@@ -17,6 +17,7 @@ export function banner(server: RunningServer, config: GeoapiConfig): string[] {
     `uWS: ${describeBuild(server.uws)} ${server.uws.binary}`,
     `snapshot: ${config.snapshotDir} (dataVersion ${server.store.dataVersion}; ${counts})`,
     ...describeConfig(config),
+    ...(server.metricsUrl === null ? [] : [`metrics: ${server.metricsUrl}`]),
   ];
 }
 

@@ -6,6 +6,7 @@ import type { OperationSettings } from '../routes/registry.js';
 import type { Operation } from '../routes/types.js';
 import type { SnapshotBytes } from '../store/load.js';
 import type { Store } from '../store/types.js';
+import type { ObserveSettings, MetricJson } from './observe.js';
 import type { UwsBuild } from './uws.js';
 
 /**
@@ -39,13 +40,16 @@ export interface WorkerInit {
   keys: KeySnapshot;
   uwsCandidates: string[];
   fixedNowMs: number | null;
+  /** Request counters on (metrics listener configured), access log, slow-request threshold. */
+  observe: ObserveSettings;
 }
 
 export type MainToWorker =
   | { type: 'listen'; port: number }
   | { type: 'keys'; keys: KeySnapshot }
   | { type: 'policy'; text: string; source: string }
-  | { type: 'stop' };
+  | { type: 'stop' }
+  | { type: 'metrics'; id: number };
 
 export interface StoreSummary {
   dataVersion: string;
@@ -57,4 +61,7 @@ export type WorkerToMain =
   | { type: 'listening'; port: number }
   | { type: 'listen-failed'; port: number }
   | { type: 'fatal'; message: string }
-  | { type: 'log'; message: string };
+  | { type: 'log'; message: string }
+  /** A finished JSON log line (a request event), written by the main thread as is. */
+  | { type: 'log-line'; line: string }
+  | { type: 'metrics'; id: number; metrics: MetricJson[] };

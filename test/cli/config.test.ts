@@ -90,6 +90,7 @@ describe('the start banner', () => {
     uws: { packageName: '@btc-vision/uwebsockets.js', version: '20.57.0', binary: '/x/uws.node', abi: '115' },
     store: { dataVersion: 'abc', recordCounts: { countries: 250 } },
     quota: 'off',
+    metricsUrl: null,
     reloadKeys: () => undefined,
     reloadPolicy: () => undefined,
     close: async () => undefined,

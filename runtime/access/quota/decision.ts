@@ -17,6 +17,8 @@ export interface QuotaDecision {
   headers: Record<string, string>;
   status?: 429;
   body?: string;
+  /** Counted on this replica because Redis was unreachable (fail-open; a metrics label). */
+  failOpen?: true;
 }
 
 /** Limits applying to one caller; keep one object per plan and policy (header parts are cached by it). */
