@@ -362,7 +362,7 @@ function failure(scope: Scope, route: Route, req: UwsHttpRequest, requestId: str
     if (error instanceof ApiError) return apiErrorOut(error, shape, caller, decision.headers);
     if (error instanceof QueryError) return { status: 400, body: errorBody(shape, error.message), usageHeaders: decision.headers, plan: caller.plan };
   }
-  scope.log(`500 request ${requestId} ${route.op.name} ${JSON.stringify(safeTarget(req))}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  scope.log(`500 request ${requestId} ${route.op.name} ${safeTarget(req)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return { status: 500, body: errorBody(route.op.errorShape, INTERNAL_ERROR_MESSAGE, { requestId }) };
 }
 

@@ -147,7 +147,7 @@ describe('geoapi in production', () => {
       const n = 30;
       for (let i = 0; i < n; i++) {
         const res = await server.get('/v1/phone/US', { plan: 'business' });
-        threads.add(String(res.headers['x-request-id']).split('-')[1]);
+        threads.add(String(res.headers['x-request-id']).split('-')[1] ?? '');
       }
       await server.get('/v1/phone/US');
       const text = (await request(server.metricsUrl!)).body;
