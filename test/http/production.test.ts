@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fixtureModules } from './fixtures/modules.js';
 import { FAKE_DATA_VERSION } from './fixtures/fake-store.js';
-import { REPO_ROOT, request, startTestServer, type TestServer } from '../support/server.js';
+import { freePort, REPO_ROOT, request, startTestServer, type TestServer } from '../support/server.js';
 
 const statusOf = (answer: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
 const headOf = (answer: string): string => answer.slice(0, answer.indexOf('\r\n\r\n'));
@@ -283,5 +283,20 @@ describe('probes and logs of another configuration', () => {
     assert.deepEqual(JSON.parse(bodyOf(answer)), { status: 'draining' });
     conn.end();
     assert.equal(await exit, 0);
+  });
+});
+
+describe('quota decisions in the metrics', () => {
+  it('with Redis unreachable, answers are counted as fail_open (and still answered)', async () => {
+    const redisPort = await freePort();
+    const server = await startTestServer({ ...fixtureModules, quota: 'default', args: ['--quota', 'redis', '--redis', `redis://127.0.0.1:${redisPort}`, '--metrics-port', '0'] });
+    try {
+      for (let i = 0; i < 3; i++) assert.equal((await server.get('/v1/phone/US', { plan: 'business' })).status, 200);
+      const text = (await request(server.metricsUrl!)).body;
+      assert.equal(sample(text, 'geoapi_quota_decisions_total', { outcome: 'fail_open' }), 3);
+      assert.equal(sample(text, 'geoapi_quota_decisions_total', { outcome: 'ok' }), 0);
+    } finally {
+      await server.close();
+    }
   });
 });
