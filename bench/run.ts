@@ -7,6 +7,7 @@ const SUITES: Record<string, { module: string; fn: string }> = {
   postcodes: { module: './postcodes.bench.js', fn: 'runPostcodeBench' },
   http: { module: './http.bench.js', fn: 'runHttpBench' },
   quota: { module: './quota.bench.js', fn: 'runQuotaBench' },
+  metrics: { module: './metrics.bench.js', fn: 'runMetricsBench' },
   typeahead: { module: './typeahead.bench.js', fn: 'runTypeaheadBench' },
   swap: { module: './swap.bench.js', fn: 'runSwapBench' },
 };

@@ -18,6 +18,8 @@ export interface QuotaDecision {
   status?: 429;
   /** JSON body of the refusal (shape B, see decisions.md). */
   body?: string;
+  /** Set when counted on this replica because Redis was unreachable (fail-open; a metrics label). */
+  failOpen?: true;
   /** The counts behind the headers (GET /v1/usage); absent when the caller is not counted. */
   counts?: QuotaCounts;
 }

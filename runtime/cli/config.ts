@@ -10,7 +10,7 @@ import { quotaOptionsFrom, type QuotaMode, type QuotaOptions } from '../access/q
 import { describeRedisUrl } from '../access/quota/redis-gate.js';
 import { responseCacheLimitsFromEnv } from '../engine/postcodes/response-cache.js';
 import { uwsCandidates } from '../http/uws.js';
-import type { GeoapiConfig } from '../http/config.js';
+import { DEFAULT_OBSERVABILITY, type GeoapiConfig, type ObservabilitySettings } from '../http/config.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 export type { GeoapiConfig };
@@ -55,6 +55,10 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       compat: { type: 'string' },
       'pid-file': { type: 'string' },
       console: { type: 'boolean' },
+      'metrics-port': { type: 'string' },
+      'metrics-host': { type: 'string' },
+      'access-log': { type: 'boolean' },
+      'slow-ms': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -107,6 +111,22 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       bodyMemoBytes: (bodyMemoMb > 0 ? bodyMemoMb : DEFAULT_BODY_MEMO_MB) * 1024 * 1024,
     },
     console: values.console === true || consoleEnv === '1' || consoleEnv === 'true',
+    observability: observabilityFrom(values, env),
+  };
+}
+
+/** Metrics listener and request logs: --metrics-port/--metrics-host, --access-log, --slow-ms (and their GEOAPI_ variables). */
+function observabilityFrom(values: { 'metrics-port'?: string | undefined; 'metrics-host'?: string | undefined; 'access-log'?: boolean | undefined; 'slow-ms'?: string | undefined }, env: Env): ObservabilitySettings {
+  const accessLogEnv = env['GEOAPI_ACCESS_LOG'];
+  if (accessLogEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(accessLogEnv)) {
+    throw new ConfigError(`GEOAPI_ACCESS_LOG: expected 1 or 0 (true or false), found ${JSON.stringify(accessLogEnv)}`);
+  }
+  const metricsHost = values['metrics-host'] ?? env['GEOAPI_METRICS_HOST'];
+  return {
+    metricsPort: integerSetting('--metrics-port', values['metrics-port'] ?? env['GEOAPI_METRICS_PORT'], 0, 65535) ?? null,
+    metricsHost: metricsHost ? metricsHost : DEFAULT_OBSERVABILITY.metricsHost,
+    accessLog: values['access-log'] ?? (accessLogEnv === '1' || accessLogEnv === 'true'),
+    slowMs: integerSetting('--slow-ms', values['slow-ms'] ?? env['GEOAPI_SLOW_MS'], 0, 3_600_000) ?? DEFAULT_OBSERVABILITY.slowMs,
   };
 }
 
@@ -158,6 +178,7 @@ export function describeConfig(config: GeoapiConfig): string[] {
     `policy: ${config.policyFile}; key header aliases: ${config.keyHeaderAliases.length > 0 ? config.keyHeaderAliases.join(', ') : 'none'}`,
     `postcode cursors: ${operations.cursorSecret === null ? 'random secret per process (GEOAPI_CURSOR_SECRET not set)' : 'GEOAPI_CURSOR_SECRET set'}${previous > 0 ? `, ${previous} previous secret${previous === 1 ? '' : 's'} accepted` : ''}`,
     `console: ${config.console ? '/console on, with an in-memory playground key (shared Playground quota)' : 'off (--console turns it on)'}; OpenAPI document at /openapi.json`,
+    `metrics: ${config.observability.metricsPort === null ? 'off (--metrics-port)' : `on ${config.observability.metricsHost}:${config.observability.metricsPort}`}; access log: ${config.observability.accessLog ? 'on' : 'off'}; slow requests logged from ${config.observability.slowMs} ms`,
     `caches per thread: postcode responses ${cache.maxEntries === 0 ? 'off' : `${cache.maxEntries} entries / ${mib(cache.maxBytes)}`}; reference bodies ${mib(operations.bodyMemoBytes)}`,
   ];
 }

@@ -24,6 +24,7 @@ export function banner(server: RunningServer, config: GeoapiConfig): string[] {
     `snapshot: ${config.snapshotDir} (dataVersion ${server.store.dataVersion}; ${counts})`,
     ...describeConfig(config),
     `compat: ${describeCompat(server.compat)}`,
+    ...(server.metricsUrl === null ? [] : [`metrics: ${server.metricsUrl}`]),
   ];
 }
 

@@ -18,12 +18,15 @@ import type { Store } from '../store/types.js';
 import { docRoutes, type ConsoleSettings } from './docs.js';
 import { CompressionCache } from './encoding.js';
 import { decodePathParam, parseQuery, QueryError } from './query.js';
+import { NO_OPERATION, redactedTarget, type RequestObserver } from './observe.js';
+import { registerProbes } from './probes.js';
 import { errorBody, negotiatesEncoding, UNAUTHORIZED_BODY, writeResponse, type Outgoing, type ResponseSettings } from './respond.js';
 import type { UwsApp, UwsHttpRequest, UwsHttpResponse, UwsModule } from './uws.js';
 
 export const NOT_FOUND_MESSAGE = 'Not found.';
 export const METHOD_NOT_ALLOWED_MESSAGE = 'Method not allowed. Every geoapi operation is a GET.';
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error.';
+export const BODY_ON_GET_MESSAGE = 'A GET request carries no body (Content-Length > 0, Transfer-Encoding or two Content-Length headers); the connection is closed.';
 const KEY_HEADER = 'x-geoapi-key';
 
 /** What can change while the worker runs (key file and policy reloads, shutdown). */
@@ -45,10 +48,14 @@ export interface AppOptions {
   log(message: string): void;
   /** The console's settings when --console is on; null: /console is a 404. */
   console?: ConsoleSettings | null;
+  /** Request counters and request log events (observe.ts). */
+  observer: RequestObserver;
 }
 
 interface Route {
   op: Operation;
+  /** The operation's index in the observer's counters. */
+  index: number;
   paramNames: string[];
   policy: OperationPolicy;
 }
@@ -140,6 +147,7 @@ interface Scope {
   fixedNowMs: number | null;
   log(message: string): void;
   nextRequestId(): string;
+  observer: RequestObserver;
 }
 
 /** What buildApp returns: the app, and the two changes it takes while running. */
@@ -175,14 +183,19 @@ export function buildApp(options: AppOptions): BuiltApp {
     fixedNowMs: options.fixedNowMs,
     log,
     nextRequestId: () => idPrefix + (++requestCount).toString(36),
+    observer: options.observer,
   };
 
-  const routes: Route[] = options.operations.map((op) => ({ op, paramNames: paramNamesOf(op.path), policy: state.policy.operations.get(op.name)! }));
+  const routes: Route[] = options.operations.map((op) => ({ op, index: options.observer.indexOf(op.name), paramNames: paramNamesOf(op.path), policy: state.policy.operations.get(op.name)! }));
   const refreshPolicy = (): void => refreshRoutes(scope, routes);
   refreshPolicy();
 
+  // Before the operations: /healthz and /readyz, without a key, neither counted nor logged.
+  registerProbes(app, { draining: () => state.draining });
   for (const route of routes) {
-    app.get(route.op.path, (res, req) => serveRequest(scope, route, res, req));
+    app.get(route.op.path, (res, req) => serveRequest(scope, route, res, req, false));
+    // HEAD: the GET's pipeline, status and headers (Content-Length of the GET's body), no body.
+    app.head(route.op.path, (res, req) => serveRequest(scope, route, res, req, true));
     // CORS preflight when origins are configured; otherwise OPTIONS is one more method not allowed.
     app.options(route.op.path, (res, req) => servePreflight(scope, route, res, req));
     app.any(route.op.path, (res, req) => {
@@ -197,9 +210,14 @@ export function buildApp(options: AppOptions): BuiltApp {
       write(scope, scope.serving.settings, res, req, route.answer(), scope.nextRequestId());
     });
   }
+  const unmatched = options.observer.indexOf(NO_OPERATION);
   app.any('/*', (res, req) => {
     res.onAborted(ignoreAbort);
-    write(scope, scope.serving.settings, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE) }, scope.nextRequestId());
+    const startedAt = performance.now();
+    const requestId = scope.nextRequestId();
+    const method = req.getMethod();
+    write(scope, scope.serving.settings, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE), headOnly: method === 'head' }, requestId);
+    scope.observer.answered(unmatched, NO_OPERATION, method, 404, startedAt, requestId, () => redactedTarget(req.getUrl(), req.getQuery()), undefined);
   });
   const swapStore = (next: Store): Store => {
     const previous = scope.serving;
@@ -232,10 +250,15 @@ function refreshRoutes(scope: Scope, routes: Route[]): void {
 // Each step returns an answer or passes on to the next; whatever a step throws goes to `failure`,
 // the one error path (shaped ApiError/QueryError answers, else a logged 500).
 
-/** One GET: runs the pipeline and writes its answer, now or when an asynchronous quota decision settles. */
-function serveRequest(scope: Scope, route: Route, res: UwsHttpResponse, req: UwsHttpRequest): void {
-  res.onAborted(ignoreAbort);
+/** One GET (or HEAD): runs the pipeline and writes its answer, now or when an asynchronous quota decision settles. */
+function serveRequest(scope: Scope, route: Route, res: UwsHttpResponse, req: UwsHttpRequest, head: boolean): void {
+  const startedAt = performance.now();
   const requestId = scope.nextRequestId();
+  if (carriesBody(req)) {
+    refuseBody(res, requestId);
+    return;
+  }
+  res.onAborted(ignoreAbort);
   // Read once: the whole request is answered from this snapshot, even if a swap happens meanwhile.
   const serving = scope.serving;
   let out: Outgoing | Deferred;
@@ -245,11 +268,57 @@ function serveRequest(scope: Scope, route: Route, res: UwsHttpResponse, req: Uws
     out = failure(scope, route, req, requestId, error, null);
   }
   if ('pending' in out) {
-    writeLater(scope, serving, res, route, out, requestId);
+    writeLater(scope, serving, res, route, out, requestId, head, startedAt);
     return;
   }
   out.corsOrigin = corsOriginFor(scope, req);
+  out.headOnly = head;
   write(scope, serving.settings, res, req, out, requestId);
+  observe(scope, route, req, out, requestId, startedAt);
+}
+
+/**
+ * Step 0: a GET or HEAD carrying a body — Content-Length > 0, any Transfer-Encoding, or two
+ * Content-Length headers — is a request-smuggling shape: whatever follows it on the connection
+ * cannot be framed the same way by every hop.
+ */
+function carriesBody(req: UwsHttpRequest): boolean {
+  if (req.getHeader('transfer-encoding') !== '') return true;
+  const length = req.getHeader('content-length');
+  if (length === '') return false;
+  if (length !== '0') return true;
+  let count = 0;
+  req.forEach((name) => {
+    if (name === 'content-length') count++;
+  });
+  return count > 1;
+}
+
+/**
+ * Step 0's answer: 400 and the connection closed. Answered on the next turn of the event loop, not
+ * synchronously: uWS goes on parsing whatever else the same read holds right after a synchronous
+ * answer (so a smuggled request would be answered), while data arriving behind a response still
+ * pending makes it drop the connection unparsed. A lone body is answered 400; a request trailing
+ * in the same read closes the connection with nothing parsed or answered after it.
+ */
+function refuseBody(res: UwsHttpResponse, requestId: string): void {
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  res.onData(ignoreAbort);
+  setImmediate(() => {
+    if (aborted) return;
+    res.cork(() => {
+      res.writeStatus('400 Bad Request').writeHeader('Content-Type', 'application/json; charset=utf-8').writeHeader('X-Request-ID', requestId).writeHeader('Cache-Control', 'no-store');
+      res.end(errorBody('B', BODY_ON_GET_MESSAGE), true);
+    });
+  });
+}
+
+/** Step 7: counters and request log events (observe.ts); the logged target is redacted (no key, no phone number). */
+function observe(scope: Scope, route: Route, req: UwsHttpRequest, out: Outgoing, requestId: string, startedAt: number): void {
+  scope.observer.answered(route.index, route.op.name, out.headOnly === true ? 'head' : 'get', out.status, startedAt, requestId, () => redactedTarget(req.getUrl(), req.getQuery()), out.headers?.['X-Cache']);
 }
 
 /** Steps 1–3: the key (401), the operation's plan gate (403, not counted) and the quota. */
@@ -305,6 +374,7 @@ interface Counted {
 /** Steps 3–5: the quota's refusal (429), else parse the path and query, and handle. */
 function afterQuota(scope: Scope, serving: Serving, route: Route, req: UwsHttpRequest, requestId: string, counted: Counted): Outgoing {
   const { caller, now, decision } = counted;
+  scope.observer.quotaDecision(decision.failOpen === true ? 'fail_open' : decision.allowed ? 'ok' : 'limited');
   const usageHeaders = decision.headers;
   if (!decision.allowed) {
     return { status: decision.status ?? 429, body: decision.body ?? errorBody('B', 'Usage limit exceeded.'), usageHeaders, plan: caller.plan };
@@ -344,7 +414,7 @@ function failure(scope: Scope, route: Route, req: UwsHttpRequest, requestId: str
     if (error instanceof ApiError) return apiErrorOut(error, shape, caller, decision.headers);
     if (error instanceof QueryError) return { status: 400, body: errorBody(shape, error.message), usageHeaders: decision.headers, plan: caller.plan };
   }
-  scope.log(`500 request ${requestId} ${route.op.name} ${safeUrl(req)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  scope.log(`500 request ${requestId} ${route.op.name} ${safeTarget(req)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return { status: 500, body: errorBody(route.op.errorShape, INTERNAL_ERROR_MESSAGE, { requestId }) };
 }
 
@@ -354,7 +424,7 @@ function apiErrorOut(error: ApiError, shape: ErrorShape, caller: Caller, usageHe
 }
 
 /** Step 6, deferred: writes the answer when it settles, unless the client went away (replaces the no-op onAborted). */
-function writeLater(scope: Scope, serving: Serving, res: UwsHttpResponse, route: Route, deferred: Deferred, requestId: string): void {
+function writeLater(scope: Scope, serving: Serving, res: UwsHttpResponse, route: Route, deferred: Deferred, requestId: string, head: boolean, startedAt: number): void {
   let aborted = false;
   res.onAborted(() => {
     aborted = true;
@@ -364,7 +434,9 @@ function writeLater(scope: Scope, serving: Serving, res: UwsHttpResponse, route:
     .then((out) => {
       if (aborted) return;
       out.corsOrigin = corsOriginFor(scope, deferred.req);
+      out.headOnly = head;
       write(scope, serving.settings, res, deferred.req, out, requestId);
+      observe(scope, route, deferred.req, out, requestId, startedAt);
     });
 }
 
@@ -447,10 +519,10 @@ function methodNotAllowed(shape: ErrorShape): Outgoing {
   return { status: 405, body: errorBody(shape, METHOD_NOT_ALLOWED_MESSAGE), headers: { Allow: 'GET' } };
 }
 
-function safeUrl(req: UwsHttpRequest): string {
+/** The request target for a log line, redacted (observe.ts): never a key or a phone number. */
+function safeTarget(req: UwsHttpRequest): string {
   try {
-    const url = req.getUrl();
-    return JSON.stringify(url.length > 200 ? `${url.slice(0, 200)}…` : url);
+    return redactedTarget(req.getUrl(), req.getQuery());
   } catch {
     return '(url unavailable)';
   }

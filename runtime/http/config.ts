@@ -34,4 +34,19 @@ export interface GeoapiConfig {
   operations: OperationSettings;
   /** Serve the interactive console at /console with an in-memory playground key: --console / GEOAPI_CONSOLE=1. */
   console: boolean;
+  /** Metrics listener and request logs (issue 14). */
+  observability: ObservabilitySettings;
 }
+
+export interface ObservabilitySettings {
+  /** --metrics-port / GEOAPI_METRICS_PORT: Prometheus metrics on their own listener; null (default): off. */
+  metricsPort: number | null;
+  /** --metrics-host / GEOAPI_METRICS_HOST, else 127.0.0.1. */
+  metricsHost: string;
+  /** --access-log / GEOAPI_ACCESS_LOG=1: one log line per answered request (5xx and slow ones are always logged). */
+  accessLog: boolean;
+  /** --slow-ms / GEOAPI_SLOW_MS, else 100: answers taking at least this long are logged. */
+  slowMs: number;
+}
+
+export const DEFAULT_OBSERVABILITY: ObservabilitySettings = { metricsPort: null, metricsHost: '127.0.0.1', accessLog: false, slowMs: 100 };

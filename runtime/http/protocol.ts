@@ -8,6 +8,7 @@ import type { Operation } from '../routes/types.js';
 import type { SnapshotBytes } from '../store/load.js';
 import type { Store } from '../store/types.js';
 import type { ConsoleSettings } from './docs.js';
+import type { ObserveSettings, MetricJson } from './observe.js';
 import type { UwsBuild } from './uws.js';
 
 /**
@@ -45,6 +46,8 @@ export interface WorkerInit {
   fixedNowMs: number | null;
   /** The console's settings (its playground key) when --console is on, else null. */
   console: ConsoleSettings | null;
+  /** Request counters on (metrics listener configured), access log, slow-request threshold. */
+  observe: ObserveSettings;
 }
 
 export type MainToWorker =
@@ -56,7 +59,8 @@ export type MainToWorker =
   | { type: 'snapshot-prepare'; generation: number; snapshot: SnapshotBytes }
   | { type: 'snapshot-commit'; generation: number }
   | { type: 'snapshot-abort'; generation: number }
-  | { type: 'stop' };
+  | { type: 'stop' }
+  | { type: 'metrics'; id: number };
 
 export interface StoreSummary {
   dataVersion: string;
@@ -70,4 +74,7 @@ export type WorkerToMain =
   | { type: 'snapshot-prepared'; generation: number }
   | { type: 'snapshot-failed'; generation: number; message: string }
   | { type: 'fatal'; message: string }
-  | { type: 'log'; message: string };
+  | { type: 'log'; message: string }
+  /** A finished JSON log line (a request event), written by the main thread as is. */
+  | { type: 'log-line'; line: string }
+  | { type: 'metrics'; id: number; metrics: MetricJson[] };

@@ -88,6 +88,8 @@ export interface Outgoing {
   corsOrigin?: string | undefined;
   /** Content-Type when not JSON (the console's page, scripts and styles). */
   contentType?: string | undefined;
+  /** A HEAD request: status and headers as for the GET, Content-Length of the GET's body, no body. */
+  headOnly?: boolean | undefined;
 }
 
 export interface ResponseSettings {
@@ -201,6 +203,10 @@ export function writeResponse(
     // endWithoutBody() with no arguments: uWS v20.30 silently leaves the response unanswered when
     // given (undefined, close), which aborts the process; with (0, close) it claims Content-Length: 0.
     if (bodiless) res.endWithoutBody();
-    else res.end(body, closeConnection);
+    else if (out.headOnly === true) {
+      // endWithoutBody(length) leaves the response unanswered in uWS v20.30 (see above): the length is written as a header.
+      res.writeHeader('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+      res.endWithoutBody();
+    } else res.end(body, closeConnection);
   });
 }

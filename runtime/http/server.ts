@@ -15,6 +15,9 @@ import { createQuotaShared, stopQuotaShared, type QuotaShared } from '../access/
 import type { QuotaMode } from '../access/quota/options.js';
 import type { GeoapiConfig } from './config.js';
 import { loadSnapshotBytes, type SnapshotBytes } from '../store/load.js';
+import { createLogger, levelOf, messageLogger } from './log.js';
+import { startMetricsListener, type MetricsListener } from './metrics-server.js';
+import type { MetricJson } from './observe.js';
 import type { MainToWorker, OperationsModule, StoreSummary, WorkerInit, WorkerToMain } from './protocol.js';
 import { startSnapshotSwapper, type ReloadOutcome } from './snapshot-swap.js';
 import { loadUws, type UwsBuild } from './uws.js';
@@ -30,8 +33,8 @@ export interface ServerOptions {
   fixedNow?: string;
   /** How often the key and policy files (and the snapshot's manifest.json) are checked for changes; default 1000 ms. */
   watchIntervalMs?: number;
-  /** Log sink; default stderr. */
-  log?: (message: string) => void;
+  /** Sink for log lines (one JSON event per line, log.ts); default stderr. */
+  log?: (line: string) => void;
 }
 
 export interface RunningServer {
@@ -46,6 +49,8 @@ export interface RunningServer {
   quota: QuotaMode;
   /** The compat mode at start (configuration, else the policy file; a policy reload may change it). */
   readonly compat: CompatMode;
+  /** http://host:port/metrics when the metrics listener is on (--metrics-port), else null. */
+  metricsUrl: string | null;
   /** Re-reads the key file now (also happens on change and on SIGHUP in the CLI). */
   reloadKeys(): void;
   reloadPolicy(): void;
@@ -74,8 +79,8 @@ function moduleUrl(specifier: string): string {
   return /^(file|data):/.test(specifier) ? specifier : pathToFileURL(resolve(specifier)).href;
 }
 
-const defaultLog = (message: string): void => {
-  console.error(`geoapi: ${message}`);
+const stderrSink = (line: string): void => {
+  process.stderr.write(`${line}\n`);
 };
 
 /** Checks that `port` can be bound (0: asks the kernel for a free one) and returns it. */
@@ -158,7 +163,8 @@ function consoleKeyOf(config: GeoapiConfig, policy: Policy): string | null {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { config } = options;
-  const log = options.log ?? defaultLog;
+  const logger = createLogger(options.log ?? stderrSink);
+  const log = messageLogger(logger);
   // Fail fast in the main thread, before any data is loaded, with the message naming every attempt.
   loadUws(config.uwsCandidates);
 
@@ -178,6 +184,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (fixedNowMs !== null && !Number.isFinite(fixedNowMs)) throw new ServerStartError(`fixedNow: expected an ISO time, found ${JSON.stringify(options.fixedNow)}`);
 
   const operationsModule = options.operationsModule ? moduleUrl(options.operationsModule) : null;
+  const loadStartedMs = performance.now();
   const snapshot = await loadSnapshot(config, operationsModule);
   const quota = startQuota(config, policy, log);
 
@@ -197,10 +204,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     uwsCandidates: config.uwsCandidates,
     fixedNowMs,
     console: consoleKey === null ? null : { playgroundKey: consoleKey },
+    observe: { metrics: config.observability.metricsPort !== null, accessLog: config.observability.accessLog, slowMs: config.observability.slowMs },
   };
 
   const handles: WorkerHandle[] = [];
   let swapper: ReturnType<typeof startSnapshotSwapper> | null = null;
+  /** Scrapes waiting for workers' counters, by scrape id. */
+  const metricsReplies = new Map<number, (metrics: MetricJson[]) => void>();
+  let metricsListener: MetricsListener | null = null;
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
@@ -208,6 +219,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     unwatchFile(keysFile);
     unwatchFile(policyFile);
     swapper?.stop();
+    void metricsListener?.close();
     for (const handle of handles) handle.worker.postMessage({ type: 'stop' } satisfies MainToWorker);
   };
   const allExited = (): Promise<void> => Promise.all(handles.map((handle) => handle.exited)).then(() => undefined);
@@ -220,7 +232,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       exited: new Promise<number>((resolveExit) => worker.once('exit', resolveExit)),
     };
     worker.on('message', (message: WorkerToMain) => {
-      if (message.type === 'log') log(message.message);
+      if (message.type === 'log') logger[levelOf(message.message)]({ thread: threadIndex }, message.message);
+      else if (message.type === 'log-line') (options.log ?? stderrSink)(message.line);
+      else if (message.type === 'metrics') metricsReplies.get(message.id)?.(message.metrics);
       else if (handle.waiting) {
         const deliver = handle.waiting;
         handle.waiting = null;
@@ -253,6 +267,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (firstFatal?.type === 'fatal') return fail(firstFatal.message);
   const first = loaded[0]!;
   if (first.type !== 'loaded') return fail(`thread 0 answered ${first.type} while loading`);
+  const snapshotLoadSeconds = (performance.now() - loadStartedMs) / 1000;
   if (first.skippedKeys.length > 0) log(`keys: ${first.skippedKeys.length} key(s) have a plan the policy does not define and are refused: ${first.skippedKeys.join(', ')}`);
 
   // Phase 2: bind. Ports other than 0 are shared by the workers' sockets (uSockets sets SO_REUSEPORT
@@ -268,6 +283,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   for (const handle of handles.slice(1)) {
     const answer = await ask(handle, { type: 'listen', port });
     if (answer.type !== 'listening') return fail(`thread ${handles.indexOf(handle)} could not listen on port ${port} beside thread 0 (no SO_REUSEPORT on this system?)`);
+  }
+
+  if (config.observability.metricsPort !== null) {
+    metricsListener = await startMetricsListener(config.observability.metricsHost, config.observability.metricsPort, {
+      collectWorkers: () => collectWorkerMetrics(handles.map((handle) => handle.worker), metricsReplies),
+      dataVersion: first.store.dataVersion,
+      snapshotLoadSeconds,
+      snapshotLoadedAtMs: Date.now(),
+    }, log).catch((error: Error) => fail(error.message));
   }
 
   const broadcast = (message: MainToWorker): void => {
@@ -335,6 +359,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     get compat() {
       return policy.compat;
     },
+    metricsUrl: metricsListener?.url ?? null,
     reloadKeys,
     reloadPolicy,
     reloadSnapshot: (reason = 'reload requested') => (stopping ? Promise.resolve({ status: 'unavailable', dataVersion: liveSwapper.current.dataVersion }) : liveSwapper.reload(reason)),
@@ -344,4 +369,27 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
     exited,
   };
+}
+
+let nextScrapeId = 0;
+
+/** One scrape: every worker's counters, each waited for at most 2 s (a busy or dead thread is left out of this scrape). */
+function collectWorkerMetrics(workers: Worker[], replies: Map<number, (metrics: MetricJson[]) => void>): Promise<MetricJson[][]> {
+  return Promise.all(workers.map((worker) => new Promise<MetricJson[]>((resolveMetrics) => {
+    const id = ++nextScrapeId;
+    const timer = setTimeout(() => {
+      replies.delete(id);
+      resolveMetrics([]);
+    }, 2000);
+    replies.set(id, (metrics) => {
+      clearTimeout(timer);
+      replies.delete(id);
+      resolveMetrics(metrics);
+    });
+    try {
+      worker.postMessage({ type: 'metrics', id } satisfies MainToWorker);
+    } catch {
+      replies.get(id)?.([]);
+    }
+  })));
 }

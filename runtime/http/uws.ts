@@ -25,6 +25,8 @@ export interface UwsHttpResponse {
   endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): UwsHttpResponse;
   cork(cb: () => void): UwsHttpResponse;
   onAborted(handler: () => void): UwsHttpResponse;
+  /** Request body chunks (a GET refused for carrying one drains it here). */
+  onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): UwsHttpResponse;
   /** Force-closes the connection. */
   close(): UwsHttpResponse;
 }
@@ -46,6 +48,7 @@ export type UwsListenSocket = object;
 export interface UwsApp {
   get(pattern: string, handler: UwsHandler): UwsApp;
   any(pattern: string, handler: UwsHandler): UwsApp;
+  head(pattern: string, handler: UwsHandler): UwsApp;
   options(pattern: string, handler: UwsHandler): UwsApp;
   listen(port: number, cb: (socket: UwsListenSocket | false) => void): UwsApp;
   listen(host: string, port: number, cb: (socket: UwsListenSocket | false) => void): UwsApp;

@@ -12,6 +12,8 @@ import type { Store } from '../store/types.js';
 import { buildApp, checkOperations, type WorkerState } from './app.js';
 import { collectSoon } from './collect.js';
 import type { MainToWorker, OperationsModule, WorkerInit, WorkerToMain } from './protocol.js';
+import { createLogger, levelOf } from './log.js';
+import { RequestObserver } from './observe.js';
 import { loadUws, type UwsListenSocket } from './uws.js';
 
 const port = parentPort!;
@@ -22,10 +24,17 @@ function post(message: WorkerToMain): void {
   if (portOpen) port.postMessage(message);
 }
 
+/** The server's plain messages: the main thread turns them into log events with this thread's index. */
 function log(message: string): void {
-  if (portOpen) post({ type: 'log', message: `[thread ${init.threadIndex}] ${message}` });
-  else console.error(`geoapi [thread ${init.threadIndex}] ${message}`);
+  if (portOpen) post({ type: 'log', message });
+  else requestLogger[levelOf(message)](message);
 }
+
+/** Request events (observe.ts) are formatted here and posted as finished lines; after the port closes (draining), written to stderr directly. */
+const requestLogger = createLogger((line) => {
+  if (portOpen) post({ type: 'log-line', line });
+  else process.stderr.write(`${line}\n`);
+}, { thread: init.threadIndex });
 
 /** The operation registry and the snapshot's store, or what the test seam (OperationsModule) puts in their place. */
 async function loadOperationsAndStore(): Promise<{ operations: Operation[]; store: Store }> {
@@ -70,7 +79,8 @@ async function main(): Promise<void> {
   checkOperations(operations, policy);
   let keySnapshot: KeySnapshot = init.keys;
   const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false };
-  const { app, refreshPolicy, swapStore } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log, console: init.console });
+  const observer = new RequestObserver(operations.map((op) => op.name), init.observe, (event, level, message) => requestLogger[level](event, message));
+  const { app, refreshPolicy, swapStore } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log, console: init.console, observer });
   let listenSocket: UwsListenSocket | null = null;
   /** The store opened by snapshot-prepare, waiting for its commit. */
   let prepared: { generation: number; store: Store } | null = null;
@@ -91,6 +101,9 @@ async function main(): Promise<void> {
           else app.listen(init.host, message.port, onListen);
           break;
         }
+        case 'metrics':
+          post({ type: 'metrics', id: message.id, metrics: observer.metrics?.toJson() ?? [] });
+          break;
         case 'keys':
           keySnapshot = message.keys;
           state.keys = new KeyIndex(keySnapshot, state.policy);

@@ -89,7 +89,7 @@ describe('policy file reload', () => {
     const policy = JSON.parse(readFileSync(server.policyFile, 'utf8'));
     policy.plans.starter.tier = 'silver';
     writeFileSync(server.policyFile, JSON.stringify(policy));
-    await server.waitForLog(/policy: keeping the previous policy: policy \S*policy\.json: plans\.starter\.tier: expected one of basic, coordinates, full, found "silver"/);
+    await server.waitForLog(/policy: keeping the previous policy: policy \S*policy\.json: plans\.starter\.tier: expected one of basic, coordinates, full, found \\"silver\\"/);
     assert.equal((await server.get('/v1/search/fuzzy?q=ab', { plan: 'supporter' })).status, 200);
     assert.equal((await server.get('/v1/countries', { plan: 'starter' })).json().caller.tier, 'basic');
   });

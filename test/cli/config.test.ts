@@ -98,6 +98,7 @@ describe('the start banner', () => {
     store: { dataVersion: 'abc', recordCounts: { countries: 250 } },
     quota: 'off',
     compat: 'none',
+    metricsUrl: null,
     reloadKeys: () => undefined,
     reloadPolicy: () => undefined,
     reloadSnapshot: async () => ({ status: 'unchanged', dataVersion: 'abc' }),

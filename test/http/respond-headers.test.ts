@@ -31,6 +31,9 @@ function recorder(): { res: UwsHttpResponse; written: [string, string][]; body: 
     onAborted() {
       return res;
     },
+    onData() {
+      return res;
+    },
     close() {
       return res;
     },

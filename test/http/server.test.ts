@@ -256,13 +256,14 @@ describe('operation results and failures', () => {
       assert.equal(body.requestId, res.headers['x-request-id']);
     }
     assert.equal((await server.get('/v1/countries', { plan: 'community' })).status, 200);
-    await server.waitForLog(/500 request \S+ testThrow "\/v1\/test\/throw": TypeError: deliberate failure/);
+    await server.waitForLog(/"msg":"500 request \S+ testThrow \/v1\/test\/throw: TypeError: deliberate failure/);
   });
 
   it('turns a malformed Reply into a 500', async () => {
     const res = await server.get('/v1/test/bad-reply', { plan: 'community' });
     assert.equal(res.status, 500);
-    await server.waitForLog(/testBad returned \{"status":"ok"\} instead of a Reply/);
+    // Log lines are JSON: the message's quotes are escaped.
+    await server.waitForLog(/testBad returned \{\\"status\\":\\"ok\\"\} instead of a Reply/);
   });
 
   it('renders ApiError in the operation shape, details omitted when absent, shape override honoured', async () => {

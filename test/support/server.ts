@@ -26,7 +26,7 @@
 //
 // The returned TestServer:
 //   url, port, keys (plaintext key per plan), extraKeys, keysFile, policyFile, dir (temp dir),
-//   uws (the uWS build in use), dataVersion, logs() (child stderr so far), pid,
+//   uws (the uWS build in use), dataVersion, metricsUrl (with --metrics-port in args), logs() (child stderr so far), pid,
 //   waitForLog(pattern, timeoutMs = 10000) — resolves with the matching line (logs arrive asynchronously),
 //   get(path, {plan?, key?, headers?}) — one request on a fresh connection, no keep-alive,
 //   raw(bytes) — writes raw bytes on a socket, resolves with everything read until the server closes,
@@ -80,6 +80,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   watchIntervalMs?: number;
   nodeArgs?: string[];
+  /** Extra `geoapi serve` flags (e.g. ['--metrics-port', '0', '--access-log']). */
+  args?: string[];
 }
 
 export interface TestResponse {
@@ -109,6 +111,8 @@ export interface TestServer {
   dir: string;
   uws: UwsBuild;
   dataVersion: string;
+  /** http://127.0.0.1:<port>/metrics when the server was started with --metrics-port, else null. */
+  metricsUrl: string | null;
   pid: number;
   logs(): string;
   waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
@@ -214,6 +218,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const snapshotDir = options.snapshotDir ?? (typeof seam?.openStore === 'function' ? dir : await defaultSnapshotDir());
     const args = ['--snapshot', snapshotDir, '--keys', keysFile, '--policy', policyFile, '--port', '0', '--host', '127.0.0.1', '--threads', String(options.threads ?? 1)];
     if (options.quota !== 'default') args.push('--quota', 'off');
+    args.push(...(options.args ?? []));
     const childOptions: ChildOptions = { args, watchIntervalMs: options.watchIntervalMs ?? 100 };
     if (options.operationsModule) childOptions.operationsModule = options.operationsModule;
     if (options.fixedNow) childOptions.fixedNow = options.fixedNow;
@@ -234,7 +239,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       resolve(code);
     }));
 
-    const ready = await new Promise<{ port: number; url: string; uws: UwsBuild; store: { dataVersion: string } }>((resolve, reject) => {
+    const ready = await new Promise<{ port: number; url: string; uws: UwsBuild; store: { dataVersion: string }; metricsUrl: string | null }>((resolve, reject) => {
       let stdout = '';
       child.stdout!.on('data', (chunk: Buffer) => {
         stdout += chunk.toString('utf8');
@@ -260,6 +265,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       dir,
       uws: ready.uws,
       dataVersion: ready.store.dataVersion,
+      metricsUrl: ready.metricsUrl,
       pid: child.pid!,
       logs: () => stderr,
       waitForLog: async (pattern, timeoutMs = 10_000) => {

@@ -99,7 +99,7 @@ export class RedisQuotaGate {
     this.outageLog.write(
       `quota: Redis at ${this.describeRedis} unavailable (${reason}); answering from this replica's counters at 1/${this.replicas} of each quota until it is back`,
     );
-    return this.fallback.consumeBucket(caller, quota, bucketKey, nowMs);
+    return { ...this.fallback.consumeBucket(caller, quota, bucketKey, nowMs), failOpen: true };
   }
 }
 
