@@ -18,6 +18,8 @@ export const USAGE = `usage: geoapi <command> [options]
                              [--redis <url>] count quotas in a Redis shared by every replica
                              (GEOAPI_REDIS_URL; default: in memory, saved to data/quota-state.json)
                              [--quota off|memory|redis] whether and where quotas count (GEOAPI_QUOTA)
+                             [--response-cache-mb <n>] each thread's response cache budget in MiB,
+                             0 = off (GEOAPI_RESPONSE_CACHE_MB; default 128)
   build [--source <dir>|npm] [--out <dir>]
                              build a snapshot from a dataset
   keys add --plan <plan> [--name <text>] [--expires <YYYY-MM-DD|ISO time>] [--file <file>]

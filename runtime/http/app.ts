@@ -1,5 +1,6 @@
 // One worker's uWS app: every operation path registered natively, and the per-request pipeline
-// key → gate → quota → path/query parsing → operation.handle → one corked write, as named
+// key → gate → quota → path/query parsing → operation.handle → body (response cache, ETag) →
+// one corked write, as named
 // top-level steps read top to bottom (serveRequest onwards), with one error path (failure).
 // Handlers answer synchronously, so no request outlives its callback; res.end() buffers whatever
 // the socket cannot take at once. Every handler still registers a (shared, no-op) onAborted first:
@@ -14,9 +15,9 @@ import { ApiError, type Caller, type ErrorShape } from '../contract/index.js';
 import { engineFor, type Engine } from '../engine/index.js';
 import type { Operation, Reply, RequestContext } from '../routes/types.js';
 import type { Store } from '../store/types.js';
-import { CompressionCache } from './encoding.js';
 import { decodePathParam, parseQuery, QueryError } from './query.js';
 import { errorBody, negotiatesEncoding, UNAUTHORIZED_BODY, writeResponse, type Outgoing, type ResponseSettings } from './respond.js';
+import { PreparedBody, ResponseCache, responseKey, strongEtag } from './response-cache.js';
 import type { UwsApp, UwsHttpRequest, UwsHttpResponse, UwsModule } from './uws.js';
 
 export const NOT_FOUND_MESSAGE = 'Not found.';
@@ -40,6 +41,8 @@ export interface AppOptions {
   /** Fixed request time for tests (ms since epoch), or null for the real clock. */
   fixedNowMs: number | null;
   threadIndex: number;
+  /** Budget of the worker's response cache in bytes (0: off). */
+  responseCacheBytes: number;
   log(message: string): void;
 }
 
@@ -70,6 +73,9 @@ export function checkOperations(operations: readonly Operation[], policy: Policy
 }
 
 class Context implements RequestContext {
+  /** hasFeature's answers, in order: part of the response key (they silently change bodies). */
+  honoured = '';
+
   constructor(
     readonly params: Record<string, string>,
     readonly query: ReadonlyMap<string, string>,
@@ -99,7 +105,9 @@ class Context implements RequestContext {
   }
 
   hasFeature(feature: string): boolean {
-    return this.caller.rank >= this.requirement(feature).minRank;
+    const has = this.caller.rank >= this.requirement(feature).minRank;
+    this.honoured += has ? `${feature}=1;` : `${feature}=0;`;
+    return has;
   }
 }
 
@@ -109,13 +117,17 @@ const ignoreAbort = (): void => {};
 function isReply(value: unknown): value is Reply {
   if (typeof value !== 'object' || value === null) return false;
   const reply = value as Reply;
+  if ('render' in reply) return reply.status === 200 && typeof reply.render === 'function';
   return Number.isInteger(reply.status) && reply.status >= 200 && reply.status <= 599 && (typeof reply.body === 'string' || reply.body instanceof Uint8Array);
 }
 
 /** What every step of the pipeline reads: the worker's state and this app's response settings. */
 interface Scope {
+  // Per store: the store, the engine over it and the responses rendered from it. A store swap
+  // replaces all three together (the cache then starts empty; its ETags name the data version).
   store: Store;
   engine: Engine;
+  responses: ResponseCache;
   state: WorkerState;
   settings: ResponseSettings;
   fixedNowMs: number | null;
@@ -124,7 +136,7 @@ interface Scope {
 }
 
 /** Builds the worker's app; returns it with a function re-reading route policies after a policy reload. */
-export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): void } {
+export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): void; responses: ResponseCache } {
   const { uws, store, state, log } = options;
   const app = uws.App();
   const idPrefix = `${randomBytes(4).toString('hex')}-${options.threadIndex.toString(36)}-`;
@@ -132,11 +144,11 @@ export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): v
   const scope: Scope = {
     store,
     engine: engineFor(store),
+    responses: new ResponseCache(options.responseCacheBytes, store.manifest.dataVersion),
     state,
     settings: {
       dataVersion: store.manifest.dataVersion,
       privateMaxAgeSeconds: state.policy.privateMaxAgeSeconds,
-      compression: new CompressionCache(),
       corsExposeHeaders: '*',
       vary: 'Accept-Encoding',
       log,
@@ -163,7 +175,7 @@ export function buildApp(options: AppOptions): { app: UwsApp; refreshPolicy(): v
     res.onAborted(ignoreAbort);
     write(scope, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE) }, scope.nextRequestId());
   });
-  return { app, refreshPolicy };
+  return { app, refreshPolicy, responses: scope.responses };
 }
 
 /** After a policy reload: each route's policy entry, cache lifetime and Vary. */
@@ -178,7 +190,7 @@ function refreshRoutes(scope: Scope, routes: Route[]): void {
   settings.vary = state.policy.corsOrigins.length > 0 ? 'Accept-Encoding, Origin' : 'Accept-Encoding';
 }
 
-// ---- The request pipeline, in order: key → gate → quota → parse → handle → write. -------------
+// ---- The request pipeline, in order: key → gate → quota → parse → handle → body → write. ------
 // Each step returns an answer or passes on to the next; whatever a step throws goes to `failure`,
 // the one error path (shaped ApiError/QueryError answers, else a logged 500).
 
@@ -250,7 +262,7 @@ interface Counted {
   decision: QuotaDecision;
 }
 
-/** Steps 3–5: the quota's refusal (429), else parse the path and query, and handle. */
+/** Steps 3–6: the quota's refusal (429), else parse the path and query, handle, and prepare the body. */
 function afterQuota(scope: Scope, route: Route, req: UwsHttpRequest, requestId: string, counted: Counted): Outgoing {
   const { caller, now, decision } = counted;
   const usageHeaders = decision.headers;
@@ -259,12 +271,47 @@ function afterQuota(scope: Scope, route: Route, req: UwsHttpRequest, requestId: 
   }
   try {
     const { params, query } = parseRequest(route, req);
-    const reply = route.op.handle(new Context(params, query, caller, scope.engine, scope.store, now, req, route, scope.state.policy));
-    if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body}`);
-    return { status: reply.status, body: reply.body, gzip: reply.gzip, br: reply.br, headers: reply.headers, usageHeaders, plan: caller.plan };
+    const ctx = new Context(params, query, caller, scope.engine, scope.store, now, req, route, scope.state.policy);
+    const reply = route.op.handle(ctx);
+    if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body} or {status: 200, render}`);
+    return { ...prepareBody(scope, route, ctx, reply), headers: reply.headers, usageHeaders, plan: caller.plan };
   } catch (error) {
     return failure(scope, route, req, requestId, error, counted);
   }
+}
+
+const NO_STORE = 'no-store';
+
+/**
+ * Step 6: the body. A RenderedReply comes from the response cache (X-Cache HIT) or is rendered,
+ * ETagged and kept there (MISS); any other 200 gets its ETag now (MISS). No-store answers (phone
+ * parse) get neither: the spec gives them no validator. The key holds everything a rendered body
+ * may depend on (responseKey); the ETag hashes key, data version and body, so each fields/sort
+ * permutation, tier and snapshot has its own.
+ */
+function prepareBody(scope: Scope, route: Route, ctx: Context, reply: Reply): Pick<Outgoing, 'status' | 'body' | 'prepared' | 'cacheStatus'> {
+  const noStore = reply.headers?.['Cache-Control'] === NO_STORE;
+  if (!('render' in reply)) {
+    if (reply.status !== 200 || noStore) return { status: reply.status, body: reply.body };
+    const etag = strongEtag(keyOf(route, ctx), scope.responses.dataVersion, reply.body);
+    return { status: 200, body: reply.body, prepared: new PreparedBody(reply.body, etag), cacheStatus: 'MISS' };
+  }
+  if (noStore) return { status: 200, body: reply.render() };
+  const key = keyOf(route, ctx);
+  const nowMs = ctx.now.getTime();
+  const cache = scope.responses;
+  const held = cache.get(key, nowMs);
+  if (held !== undefined) return { status: 200, body: '', prepared: held, cacheStatus: 'HIT' };
+  const prepared = cache.insert(key, reply.render(), reply.maxAgeMs === undefined ? Infinity : nowMs + reply.maxAgeMs);
+  return { status: 200, body: '', prepared, cacheStatus: 'MISS' };
+}
+
+function keyOf(route: Route, ctx: Context): string {
+  const names = route.paramNames;
+  const params: string[] = [];
+  for (let i = 0; i < names.length; i++) params.push(ctx.params[names[i]!]!);
+  const { caller } = ctx;
+  return responseKey({ operation: route.op.name, params, query: ctx.query, tier: caller.tier, countryTier: caller.countryTier, honoured: ctx.honoured });
 }
 
 /** Step 4: path parameters (percent-decoded) and the query string. Throws QueryError. */
@@ -301,7 +348,7 @@ function apiErrorOut(error: ApiError, shape: ErrorShape, caller: Caller, usageHe
   return { status, body: errorBody(error.shape ?? shape, error.message, error.details), usageHeaders, plan: caller.plan };
 }
 
-/** Step 6, deferred: writes the answer when it settles, unless the client went away (replaces the no-op onAborted). */
+/** Step 7, deferred: writes the answer when it settles, unless the client went away (replaces the no-op onAborted). */
 function writeLater(scope: Scope, res: UwsHttpResponse, route: Route, deferred: Deferred, requestId: string): void {
   let aborted = false;
   res.onAborted(() => {
@@ -316,11 +363,13 @@ function writeLater(scope: Scope, res: UwsHttpResponse, route: Route, deferred: 
     });
 }
 
-/** Step 6: one corked write. A response left unanswered would make uWS terminate the process: when writing fails, answer plainly, or drop the connection. */
+/** Step 7: one corked write. A response left unanswered would make uWS terminate the process: when writing fails, answer plainly, or drop the connection. */
 function write(scope: Scope, res: UwsHttpResponse, req: UwsHttpRequest, out: Outgoing, requestId: string): void {
   try {
-    // Small bodies without prepared variants go out as they are: no need to read Accept-Encoding.
-    writeResponse(res, out, requestId, negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '', scope.settings, scope.state.draining);
+    // Small bodies go out as they are: no need to read Accept-Encoding. Only bodies with an ETag can be a 304.
+    const acceptEncoding = negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '';
+    const ifNoneMatch = out.prepared?.etag != null ? req.getHeader('if-none-match') : '';
+    writeResponse(res, out, requestId, acceptEncoding, scope.settings, scope.state.draining, ifNoneMatch);
   } catch (error) {
     scope.log(`request ${requestId}: writing the response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     try {

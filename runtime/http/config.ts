@@ -23,6 +23,12 @@ export interface GeoapiConfig {
   uwsCandidates: string[];
   /** Quota counting: off, memory or redis (--quota / GEOAPI_QUOTA, --redis / GEOAPI_REDIS_URL, …). */
   quota: QuotaOptions;
-  /** Settings of the operations: postcode cursor secrets, per-thread response caches. */
+  /** Settings of the operations: postcode cursor secrets. */
   operations: OperationSettings;
+  /**
+   * Budget in bytes of each thread's one response cache (every operation's rendered bodies, their
+   * compressed variants and ETags): --response-cache-mb / GEOAPI_RESPONSE_CACHE_MB, else 128 MiB;
+   * 0 turns it off.
+   */
+  responseCacheBytes: number;
 }

@@ -50,13 +50,13 @@ function createQuota(policy: WorkerState['policy']): QuotaGate {
 async function main(): Promise<void> {
   const { uws, build } = loadUws(init.uwsCandidates);
   const policy = parsePolicy(init.policyText, init.policySource, init.aliasHeaders);
-  // Before any operation runs: cursor secrets and cache budgets from the configuration.
+  // Before any operation runs: cursor secrets from the configuration.
   configureOperations(init.operationSettings);
   const { operations, store } = await loadOperationsAndStore();
   checkOperations(operations, policy);
   let keySnapshot: KeySnapshot = init.keys;
   const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false };
-  const { app, refreshPolicy } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log });
+  const { app, refreshPolicy } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, log });
   let listenSocket: UwsListenSocket | null = null;
 
   port.on('message', (message: MainToWorker) => {

@@ -1,7 +1,5 @@
 // Every operation the server exposes; runtime/http registers each path natively with uWS.
-import type { ResponseCacheLimits } from '../engine/postcodes/response-cache.js';
-import { configurePostcodeCursors, configurePostcodeResponseCache, postcodeOperations } from './postcodes/index.js';
-import { setBodyMemoBudget } from './reference/body-memo.js';
+import { configurePostcodeCursors, postcodeOperations } from './postcodes/index.js';
 import { changeOperations, configureChangeTokens } from './changes/index.js';
 import { referenceOperations } from './reference/index.js';
 import { searchOperations } from './search/index.js';
@@ -17,10 +15,6 @@ export interface OperationSettings {
   cursorSecret: string | null;
   /** Still verify (GEOAPI_CURSOR_SECRET_PREVIOUS, rotation). */
   previousCursorSecrets: string[];
-  /** Per thread (GEOAPI_POSTCODE_CACHE_ENTRIES, GEOAPI_POSTCODE_CACHE_MB). */
-  postcodeResponseCache: ResponseCacheLimits;
-  /** Per thread (GEOAPI_BODY_MEMO_MB). */
-  bodyMemoBytes: number;
 }
 
 /**
@@ -37,6 +31,4 @@ export function configureOperations(settings: OperationSettings & { cursorSecret
   // Change-feed tokens use the postcode cursors' secrets (decisions.md: same machinery).
   configurePostcodeCursors(secrets);
   configureChangeTokens(secrets);
-  configurePostcodeResponseCache(settings.postcodeResponseCache);
-  setBodyMemoBudget(settings.bodyMemoBytes);
 }

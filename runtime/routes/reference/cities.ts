@@ -5,7 +5,7 @@ import { listParams } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
 import { CACHE_DAY, listReply, notFound } from './common.js';
 
-function citiesReply(ctx: RequestContext, memoKey: string, ranges: RangesByParent, parentRow: number): Reply {
+function citiesReply(ctx: RequestContext, ranges: RangesByParent, parentRow: number): Reply {
   const tier = ctx.caller.tier;
   const params = listParams(ctx, CITY_FIELDS, tier, { q: true, sort: true });
   const start = parentRow < 0 ? 0 : ranges.start[parentRow]!;
@@ -13,7 +13,6 @@ function citiesReply(ctx: RequestContext, memoKey: string, ranges: RangesByParen
   if (end <= start) throw notFound('No Cities found.');
   const cities = ctx.store.cities;
   return listReply(ctx, {
-    memoKey: `${memoKey}|${parentRow}`,
     set: CITY_FIELDS,
     tier,
     params,
@@ -32,7 +31,7 @@ export const stateCities: Operation = {
   handle(ctx) {
     const countryRow = ctx.engine.countryRow(ctx.params.ciso ?? '');
     const stateRow = ctx.engine.stateRow(countryRow, ctx.params.siso ?? '');
-    return citiesReply(ctx, 'stateCities', ctx.store.relations.stateCities, stateRow);
+    return citiesReply(ctx, ctx.store.relations.stateCities, stateRow);
   },
 };
 
@@ -42,6 +41,6 @@ export const countryCities: Operation = {
   errorShape: 'A',
   handle(ctx) {
     const countryRow = ctx.engine.countryRow(ctx.params.ciso ?? '');
-    return citiesReply(ctx, 'countryCities', ctx.store.relations.countryCities, countryRow);
+    return citiesReply(ctx, ctx.store.relations.countryCities, countryRow);
   },
 };

@@ -1,5 +1,6 @@
 // Reply helpers shared by the reference operations: cache headers, JSON replies, 404s, and the
-// list pipeline (filter → sort → project → serialise, or the memoized default body).
+// list pipeline (filter → sort → project → serialise), rendered on demand: the HTTP layer keeps
+// rendered bodies in its response cache, keyed by the request's inputs.
 import type { EntityFields, Projection } from '../../render/projection.js';
 import { projectionFor, serializeList } from '../../render/projection.js';
 import { localizeName } from '../../engine/localize.js';
@@ -7,8 +8,7 @@ import type { NamedEntity } from '../../engine/name-keys.js';
 import { sortObjects } from '../../engine/sort.js';
 import type { ListParams } from '../params.js';
 import { ApiError, type Tier } from '../../contract/index.js';
-import type { RequestContext, Reply } from '../types.js';
-import { memoizedReply } from './body-memo.js';
+import { rendered, type RequestContext, type Reply } from '../types.js';
 
 /** Spec durations table; every keyed answer is per plan, hence `private`. */
 export const CACHE_DAY = 'private, max-age=86400';
@@ -32,8 +32,14 @@ export function cacheControlHeaders(cacheControl: string): Record<string, string
   return headers as Record<string, string>;
 }
 
+/** A body written now: for answers that depend on more than the request's inputs (the clock). */
 export function jsonReply(body: string, cacheControl: string, status = 200): Reply {
   return { status, body, headers: cacheControlHeaders(cacheControl) };
+}
+
+/** A 200 rendered on demand, so the HTTP layer's response cache can answer it without rendering. */
+export function renderedJson(render: () => string, cacheControl: string): Reply {
+  return rendered(render, cacheControlHeaders(cacheControl));
 }
 
 export function notFound(message: string): ApiError {
@@ -55,8 +61,6 @@ interface Nameable {
 }
 
 export interface ListSpec<R extends Nameable> {
-  /** Memo key of the default body: `${operation}|${path key}`; the projection's id is appended. */
-  memoKey: string;
   set: EntityFields;
   tier: Tier;
   params: ListParams;
@@ -84,28 +88,24 @@ export function withLocale<R extends Nameable>(record: R, projection: Projection
 }
 
 /**
- * A list reply. Default requests (no fields/sort/q/locale) get the memoized prepared bytes;
- * others are filtered (q on name/native), localized, sorted and serialised per request.
+ * A list reply, rendered on demand. Default requests (no fields/sort/q/locale) serialise the rows
+ * as they are; others are filtered (q on name/native), localized, sorted and serialised.
  */
 export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>): Reply {
   const projection = projectionOf(spec.set, spec.tier, spec.params);
-  const headers = cacheControlHeaders(spec.cacheControl);
   if (spec.params.plain) {
-    return memoizedReply(
-      ctx,
-      `${spec.memoKey}|${projection.id}`,
-      () => serializeList(projection, spec.count, (i) => spec.record(spec.rowAt(i))),
-      headers,
-    );
+    return renderedJson(() => serializeList(projection, spec.count, (i) => spec.record(spec.rowAt(i))), spec.cacheControl);
   }
-  const { q, sort, locale } = spec.params;
-  let records: R[] = [];
-  for (let i = 0; i < spec.count; i++) {
-    const row = spec.rowAt(i);
-    if (q && !ctx.engine.rowMatchesQ(spec.entity, row, q.key)) continue;
-    records.push(spec.record(row));
-  }
-  if (locale !== null) records = records.map((record) => withLocale(record, projection, locale));
-  if (sort) sortObjects(records, sort, spec.set);
-  return { status: 200, body: serializeList(projection, records.length, (i) => records[i]!), headers };
+  return renderedJson(() => {
+    const { q, sort, locale } = spec.params;
+    let records: R[] = [];
+    for (let i = 0; i < spec.count; i++) {
+      const row = spec.rowAt(i);
+      if (q && !ctx.engine.rowMatchesQ(spec.entity, row, q.key)) continue;
+      records.push(spec.record(row));
+    }
+    if (locale !== null) records = records.map((record) => withLocale(record, projection, locale));
+    if (sort) sortObjects(records, sort, spec.set);
+    return serializeList(projection, records.length, (i) => records[i]!);
+  }, spec.cacheControl);
 }

@@ -6,7 +6,7 @@ import { serializeList, serializeObject } from '../../render/projection.js';
 import { sortObjects } from '../../engine/sort.js';
 import { listParams } from '../params.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, jsonReply, notFound, projectionOf } from './common.js';
+import { CACHE_DAY, renderedJson, notFound, projectionOf } from './common.js';
 
 export const currencyByCountry: Operation = {
   name: 'currencyByCountry',
@@ -18,7 +18,7 @@ export const currencyByCountry: Operation = {
     if (row < 0) throw notFound('Country not found.');
     const info = currencyOf(ctx.store.countries.record(row));
     if (!info) throw notFound('No currency data available for this country.');
-    return jsonReply(serializeObject(projectionOf(CURRENCY_FIELDS, 'basic', params), info), CACHE_DAY);
+    return renderedJson(() => serializeObject(projectionOf(CURRENCY_FIELDS, 'basic', params), info), CACHE_DAY);
   },
 };
 
@@ -39,6 +39,6 @@ export const currencyList: Operation = {
     let list = ctx.engine.currencies(code);
     if (params.sort) list = sortObjects([...list], params.sort, CURRENCY_FIELDS);
     const projection = projectionOf(CURRENCY_FIELDS, 'basic', params);
-    return jsonReply(serializeList(projection, list.length, (i) => list[i]!), CACHE_DAY);
+    return renderedJson(() => serializeList(projection, list.length, (i) => list[i]!), CACHE_DAY);
   },
 };

@@ -7,7 +7,7 @@ import { parsedPhoneJson } from '../../render/phone.js';
 import { listParams } from '../params.js';
 import { ApiError } from '../../contract/index.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, NO_STORE, jsonReply, notFound, projectionOf } from './common.js';
+import { CACHE_DAY, NO_STORE, renderedJson, notFound, projectionOf } from './common.js';
 
 /**
  * `code` filter: 1 to 4 digits, optional leading + (a space when the + arrived unencoded),
@@ -32,7 +32,7 @@ export const phoneList: Operation = {
     let entries = raw === undefined ? [...ctx.engine.phoneEntries()] : ctx.engine.phoneEntriesByCode(dialCodeFilter(raw));
     if (params.sort) entries = sortObjects(entries, params.sort, PHONE_FIELDS);
     const projection = projectionOf(PHONE_FIELDS, 'basic', params);
-    return jsonReply(serializeList(projection, entries.length, (i) => entries[i]!), CACHE_DAY);
+    return renderedJson(() => serializeList(projection, entries.length, (i) => entries[i]!), CACHE_DAY);
   },
 };
 
@@ -81,6 +81,6 @@ export const phoneByCountry: Operation = {
     if (row < 0) throw notFound('Country not found.');
     const entry = ctx.engine.phoneEntryOfRow(row);
     if (!entry) throw notFound('No dial code available for this country.');
-    return jsonReply(serializeObject(projectionOf(PHONE_FIELDS, 'basic', params), entry), CACHE_DAY);
+    return renderedJson(() => serializeObject(projectionOf(PHONE_FIELDS, 'basic', params), entry), CACHE_DAY);
   },
 };

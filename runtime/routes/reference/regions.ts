@@ -4,7 +4,7 @@ import { COUNTRY_FIELDS, REGION_FIELDS, SUBREGION_FIELDS } from '../../render/fi
 import { serializeObject } from '../../render/projection.js';
 import { listParams } from '../params.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, jsonReply, listReply, notFound, pathId, projectionOf, withLocale } from './common.js';
+import { CACHE_DAY, renderedJson, listReply, notFound, pathId, projectionOf, withLocale } from './common.js';
 
 export const regionsList: Operation = {
   name: 'regionsList',
@@ -15,7 +15,6 @@ export const regionsList: Operation = {
     const params = listParams(ctx, REGION_FIELDS, tier, { q: true, sort: true, localized: true });
     const regions = ctx.store.regions;
     return listReply(ctx, {
-      memoKey: 'regionsList',
       set: REGION_FIELDS,
       tier,
       params,
@@ -39,7 +38,7 @@ export const regionDetail: Operation = {
     const row = id === null ? -1 : ctx.store.regions.rowById(id);
     if (row < 0) throw notFound('Region not found.');
     const projection = projectionOf(REGION_FIELDS, tier, params);
-    return jsonReply(serializeObject(projection, withLocale(ctx.store.regions.record(row), projection, params.locale)), CACHE_DAY);
+    return renderedJson(() => serializeObject(projection, withLocale(ctx.store.regions.record(row), projection, params.locale)), CACHE_DAY);
   },
 };
 
@@ -56,7 +55,6 @@ export const regionSubregions: Operation = {
     const rows = ctx.engine.subregionRowsOfRegion(regionRow);
     const subregions = ctx.store.subregions;
     return listReply(ctx, {
-      memoKey: `regionSubregions|${regionRow}`,
       set: SUBREGION_FIELDS,
       tier,
       params,
@@ -80,7 +78,7 @@ export const subregionDetail: Operation = {
     const row = id === null ? -1 : ctx.store.subregions.rowById(id);
     if (row < 0) throw notFound('Subregion not found.');
     const projection = projectionOf(SUBREGION_FIELDS, tier, params);
-    return jsonReply(serializeObject(projection, withLocale(ctx.store.subregions.record(row), projection, params.locale)), CACHE_DAY);
+    return renderedJson(() => serializeObject(projection, withLocale(ctx.store.subregions.record(row), projection, params.locale)), CACHE_DAY);
   },
 };
 
@@ -97,7 +95,6 @@ export const subregionCountries: Operation = {
     const rows = ctx.engine.countryRowsOfSubregion(subregionRow);
     const countries = ctx.store.countries;
     return listReply(ctx, {
-      memoKey: `subregionCountries|${subregionRow}`,
       set: COUNTRY_FIELDS,
       tier,
       params,
