@@ -274,7 +274,7 @@ function afterQuota(scope: Scope, route: Route, req: UwsHttpRequest, requestId: 
     const ctx = new Context(params, query, caller, scope.engine, scope.store, now, req, route, scope.state.policy);
     const reply = route.op.handle(ctx);
     if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body} or {status: 200, render}`);
-    return { ...prepareBody(scope, route, ctx, reply), headers: reply.headers, usageHeaders, plan: caller.plan };
+    return prepareBody(scope, route, ctx, reply, usageHeaders);
   } catch (error) {
     return failure(scope, route, req, requestId, error, counted);
   }
@@ -289,21 +289,34 @@ const NO_STORE = 'no-store';
  * may depend on (responseKey); the ETag hashes key, data version and body, so each fields/sort
  * permutation, tier and snapshot has its own.
  */
-function prepareBody(scope: Scope, route: Route, ctx: Context, reply: Reply): Pick<Outgoing, 'status' | 'body' | 'prepared' | 'cacheStatus'> {
+function prepareBody(scope: Scope, route: Route, ctx: Context, reply: Reply, usageHeaders: Record<string, string> | undefined): Outgoing {
   const noStore = reply.headers?.['Cache-Control'] === NO_STORE;
   if (!('render' in reply)) {
-    if (reply.status !== 200 || noStore) return { status: reply.status, body: reply.body };
+    if (reply.status !== 200 || noStore) return outgoing(reply.status, reply.body, undefined, undefined, reply, usageHeaders, ctx);
     const etag = strongEtag(keyOf(route, ctx), scope.responses.dataVersion, reply.body);
-    return { status: 200, body: reply.body, prepared: new PreparedBody(reply.body, etag), cacheStatus: 'MISS' };
+    return outgoing(200, reply.body, new PreparedBody(reply.body, etag), 'MISS', reply, usageHeaders, ctx);
   }
-  if (noStore) return { status: 200, body: reply.render() };
+  if (noStore) return outgoing(200, reply.render(), undefined, undefined, reply, usageHeaders, ctx);
   const key = keyOf(route, ctx);
   const nowMs = ctx.now.getTime();
   const cache = scope.responses;
   const held = cache.get(key, nowMs);
-  if (held !== undefined) return { status: 200, body: '', prepared: held, cacheStatus: 'HIT' };
+  if (held !== undefined) return outgoing(200, '', held, 'HIT', reply, usageHeaders, ctx);
   const prepared = cache.insert(key, reply.render(), reply.maxAgeMs === undefined ? Infinity : nowMs + reply.maxAgeMs);
-  return { status: 200, body: '', prepared, cacheStatus: 'MISS' };
+  return outgoing(200, '', prepared, 'MISS', reply, usageHeaders, ctx);
+}
+
+/** Every answer of a handler in one object shape (one hidden class on the hot path). */
+function outgoing(
+  status: number,
+  body: string | Uint8Array,
+  prepared: PreparedBody | undefined,
+  cacheStatus: 'HIT' | 'MISS' | undefined,
+  reply: Reply,
+  usageHeaders: Record<string, string> | undefined,
+  ctx: Context,
+): Outgoing {
+  return { status, body, prepared, cacheStatus, headers: reply.headers, usageHeaders, plan: ctx.caller.plan, corsOrigin: undefined };
 }
 
 function keyOf(route: Route, ctx: Context): string {
