@@ -40,7 +40,7 @@ const CLI = fileURLToPath(new URL('../runtime/cli/main.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./http-baseline.js', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-interface RunResult {
+export interface RunResult {
   requestsPerSecond: number;
   /** Requests completed in the run. */
   requests: number;
@@ -51,7 +51,7 @@ interface RunResult {
   bad: number;
 }
 
-interface Server {
+export interface Server {
   name: string;
   url: string;
   child: ChildProcess;
@@ -63,10 +63,10 @@ const setting = (name: string, fallback: number, allowZero = false): number => {
   return value;
 };
 
-const loadAverage = (): string => loadavg().map((n) => n.toFixed(2)).join(' ');
+export const loadAverage = (): string => loadavg().map((n) => n.toFixed(2)).join(' ');
 
 /** Spawns a server and resolves once a line of its stdout matches `ready` (group 1: the port). */
-function startChild(name: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<Server> {
+export function startChild(name: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<Server> {
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -81,7 +81,7 @@ function startChild(name: string, args: string[], ready: RegExp, env: NodeJS.Pro
   });
 }
 
-function stopChild(server: Server): Promise<void> {
+export function stopChild(server: Server): Promise<void> {
   return new Promise((resolve) => {
     if (server.child.exitCode !== null) return resolve();
     server.child.once('exit', () => resolve());
@@ -90,7 +90,7 @@ function stopChild(server: Server): Promise<void> {
   });
 }
 
-function get(url: string, key: string): Promise<{ status: number; body: string }> {
+export function get(url: string, key: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     http.get(url, { headers: { 'X-GEOAPI-KEY': key }, agent: false }, (res) => {
       let body = '';
@@ -104,7 +104,7 @@ function get(url: string, key: string): Promise<{ status: number; body: string }
 const autocannon = createRequire(import.meta.url).resolve('autocannon');
 
 /** wrk (C, Debian package `wrk`) costs the shared CPU far less per request than autocannon (Node). */
-function loadGenerator(): 'wrk' | 'autocannon' {
+export function loadGenerator(): 'wrk' | 'autocannon' {
   const wanted = process.env['GEOAPI_BENCH_LOADGEN'];
   if (wanted === 'wrk' || wanted === 'autocannon') return wanted;
   if (wanted) throw new Error(`GEOAPI_BENCH_LOADGEN: expected wrk or autocannon, found ${JSON.stringify(wanted)}`);
@@ -129,7 +129,7 @@ function cpuTicks(pid: number | undefined): number {
  * One run against `server`; also measures the server's CPU per request, which depends far less
  * than requests/s on what else the machine runs (and on the load generator's share of the CPU).
  */
-function load(server: Server, path: string, key: string, seconds: number, connections: number, generator: 'wrk' | 'autocannon'): RunResult {
+export function load(server: Server, path: string, key: string, seconds: number, connections: number, generator: 'wrk' | 'autocannon'): RunResult {
   const url = `${server.url}${path}`;
   const before = cpuTicks(server.child.pid);
   const result = generator === 'wrk' ? loadWithWrk(url, key, seconds, connections) : loadWithAutocannon(url, key, seconds, connections);
@@ -175,7 +175,7 @@ function loadWithAutocannon(url: string, key: string, seconds: number, connectio
   return { requestsPerSecond: result.requests.average, requests: result.requests.total, cpuMicrosPerRequest: NaN, p50: result.latency.p50, p99: result.latency.p99, bad: result.non2xx + result.errors + result.timeouts };
 }
 
-const median = (values: number[]): number => {
+export const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
@@ -185,7 +185,7 @@ function pad(cells: string[], widths: number[]): string {
   return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
 }
 
-function printTable(header: string[], rows: string[][]): void {
+export function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));
   console.log(pad(header, widths));
   for (const row of rows) console.log(pad(row, widths));

@@ -6,6 +6,7 @@ const SUITES: Record<string, { module: string; fn: string }> = {
   search: { module: './search.bench.js', fn: 'runSearchBench' },
   postcodes: { module: './postcodes.bench.js', fn: 'runPostcodeBench' },
   http: { module: './http.bench.js', fn: 'runHttpBench' },
+  etag: { module: './etag.bench.js', fn: 'runEtagBench' },
   quota: { module: './quota.bench.js', fn: 'runQuotaBench' },
   metrics: { module: './metrics.bench.js', fn: 'runMetricsBench' },
   typeahead: { module: './typeahead.bench.js', fn: 'runTypeaheadBench' },

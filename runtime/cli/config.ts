@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { aliasHeadersFromEnv, COMPAT_MODES, DEFAULT_POLICY_FILE, type CompatMode } from '../access/policy.js';
 import { quotaOptionsFrom, type QuotaMode, type QuotaOptions } from '../access/quota/options.js';
 import { describeRedisUrl } from '../access/quota/redis-gate.js';
-import { responseCacheLimitsFromEnv } from '../engine/postcodes/response-cache.js';
+import { DEFAULT_RESPONSE_CACHE_BYTES } from '../http/response-cache.js';
 import { uwsCandidates } from '../http/uws.js';
 import { DEFAULT_OBSERVABILITY, type GeoapiConfig, type ObservabilitySettings } from '../http/config.js';
 
@@ -24,12 +24,35 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_PORT = 8080;
-const DEFAULT_BODY_MEMO_MB = 64;
+const MIB = 1024 * 1024;
+/** The variables GEOAPI_RESPONSE_CACHE_MB replaced (one budget for every response cache); still read when it is not set. */
+export const LEGACY_CACHE_VARIABLES = ['GEOAPI_BODY_MEMO_MB', 'GEOAPI_POSTCODE_CACHE_MB', 'GEOAPI_POSTCODE_CACHE_ENTRIES'] as const;
 
 function integerSetting(name: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new ConfigError(`${name}: expected an integer from ${min} to ${max}, found ${JSON.stringify(value)}`);
   return Number(value);
+}
+
+/**
+ * The response cache budget in bytes: --response-cache-mb / GEOAPI_RESPONSE_CACHE_MB (MiB, 0 = off),
+ * else from the variables it replaced, read as before: the body memo's MiB (lenient: anything but
+ * a positive number is its old default 64) plus the postcode cache's MiB (default 32), or off when
+ * GEOAPI_POSTCODE_CACHE_ENTRIES is 0; else 128 MiB.
+ */
+function responseCacheBytesFrom(flag: string | undefined, env: Env): number {
+  const mib = integerSetting('--response-cache-mb', flag ?? env['GEOAPI_RESPONSE_CACHE_MB'], 0, 1024 * 1024);
+  if (mib !== undefined) return mib * MIB;
+  if (LEGACY_CACHE_VARIABLES.every((name) => env[name] === undefined)) return DEFAULT_RESPONSE_CACHE_BYTES;
+  const whole = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    if (!/^\d+$/.test(raw.trim())) throw new Error(`${name}: expected a whole number, found ${JSON.stringify(raw)}`);
+    return Number(raw.trim());
+  };
+  if (whole('GEOAPI_POSTCODE_CACHE_ENTRIES', 1) === 0) return 0;
+  const bodyMemoMb = Number(env['GEOAPI_BODY_MEMO_MB']);
+  return ((bodyMemoMb > 0 ? bodyMemoMb : 64) + whole('GEOAPI_POSTCODE_CACHE_MB', 32)) * MIB;
 }
 
 function listSetting(value: string | undefined): string[] {
@@ -59,6 +82,7 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       'metrics-host': { type: 'string' },
       'access-log': { type: 'boolean' },
       'slow-ms': { type: 'string' },
+      'response-cache-mb': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -78,11 +102,10 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
     // Worded as when the server checked them at start (exit code 1, not a usage error).
     throw new Error(`quota: ${(error as Error).message}`);
   }
-  const postcodeResponseCache = responseCacheLimitsFromEnv(env);
   const compat = compatSetting(values.compat ?? env['GEOAPI_COMPAT']);
+  const responseCacheBytes = responseCacheBytesFrom(values['response-cache-mb'], env);
 
   const cursorSecret = env['GEOAPI_CURSOR_SECRET']?.trim();
-  const bodyMemoMb = Number(env['GEOAPI_BODY_MEMO_MB']);
   const host = values.host ?? env['GEOAPI_HOST'];
   const snapshotWatch = (env['GEOAPI_SNAPSHOT_WATCH'] ?? 'on').trim().toLowerCase();
   if (!['on', 'off', '1', '0', 'true', 'false'].includes(snapshotWatch)) throw new ConfigError(`GEOAPI_SNAPSHOT_WATCH: expected on or off, found ${JSON.stringify(env['GEOAPI_SNAPSHOT_WATCH'])}`);
@@ -106,12 +129,10 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
     operations: {
       cursorSecret: cursorSecret ? cursorSecret : null,
       previousCursorSecrets: listSetting(env['GEOAPI_CURSOR_SECRET_PREVIOUS']),
-      postcodeResponseCache,
-      // Lenient as it always was: anything but a positive number keeps the default.
-      bodyMemoBytes: (bodyMemoMb > 0 ? bodyMemoMb : DEFAULT_BODY_MEMO_MB) * 1024 * 1024,
     },
     console: values.console === true || consoleEnv === '1' || consoleEnv === 'true',
     observability: observabilityFrom(values, env),
+    responseCacheBytes,
   };
 }
 
@@ -171,7 +192,6 @@ const mib = (bytes: number): string => `${Math.round((bytes / (1024 * 1024)) * 1
 export function describeConfig(config: GeoapiConfig): string[] {
   const { operations } = config;
   const previous = operations.previousCursorSecrets.length;
-  const cache = operations.postcodeResponseCache;
   return [
     `snapshot reloads: SIGHUP, geoapi reload (pid file ${config.pidFile})${config.snapshotWatch ? ', and when manifest.json is replaced' : ''}`,
     `keys: ${config.keysFile}; quotas: ${describeQuota(config.quota)}`,
@@ -179,6 +199,6 @@ export function describeConfig(config: GeoapiConfig): string[] {
     `postcode cursors: ${operations.cursorSecret === null ? 'random secret per process (GEOAPI_CURSOR_SECRET not set)' : 'GEOAPI_CURSOR_SECRET set'}${previous > 0 ? `, ${previous} previous secret${previous === 1 ? '' : 's'} accepted` : ''}`,
     `console: ${config.console ? '/console on, with an in-memory playground key (shared Playground quota)' : 'off (--console turns it on)'}; OpenAPI document at /openapi.json`,
     `metrics: ${config.observability.metricsPort === null ? 'off (--metrics-port)' : `on ${config.observability.metricsHost}:${config.observability.metricsPort}`}; access log: ${config.observability.accessLog ? 'on' : 'off'}; slow requests logged from ${config.observability.slowMs} ms`,
-    `caches per thread: postcode responses ${cache.maxEntries === 0 ? 'off' : `${cache.maxEntries} entries / ${mib(cache.maxBytes)}`}; reference bodies ${mib(operations.bodyMemoBytes)}`,
+    `response cache per thread: ${config.responseCacheBytes === 0 ? 'off' : mib(config.responseCacheBytes)}`,
   ];
 }

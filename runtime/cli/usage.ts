@@ -26,6 +26,8 @@ export const USAGE = `usage: geoapi <command> [options]
   reload [--snapshot <dir>] [--pid-file <file>]
                              tell the running server to switch to the snapshot now on disk
                              (SIGHUP to the pid in <snapshot dir>.pid; default: start's snapshot)
+                             [--response-cache-mb <n>] each thread's response cache budget in MiB,
+                             0 = off (GEOAPI_RESPONSE_CACHE_MB; default 128)
   build [--source <dir>|npm] [--out <dir>]
                              build a snapshot from a dataset
   keys add --plan <plan> [--name <text>] [--expires <YYYY-MM-DD|ISO time>] [--file <file>]

@@ -1,5 +1,6 @@
 // One worker's uWS app: every operation path registered natively, and the per-request pipeline
-// key → gate → quota → path/query parsing → operation.handle → one corked write, as named
+// key → gate → quota → path/query parsing → operation.handle → body (response cache, ETag) →
+// one corked write, as named
 // top-level steps read top to bottom (serveRequest onwards), with one error path (failure).
 // Handlers answer synchronously, so no request outlives its callback; res.end() buffers whatever
 // the socket cannot take at once. Every handler still registers a (shared, no-op) onAborted first:
@@ -16,11 +17,11 @@ import { engineFor, type Engine } from '../engine/index.js';
 import type { Operation, Reply, RequestContext } from '../routes/types.js';
 import type { Store } from '../store/types.js';
 import { docRoutes, type ConsoleSettings } from './docs.js';
-import { CompressionCache } from './encoding.js';
 import { decodePathParam, parseQuery, QueryError } from './query.js';
 import { NO_OPERATION, redactedTarget, type RequestObserver } from './observe.js';
 import { registerProbes } from './probes.js';
 import { errorBody, negotiatesEncoding, UNAUTHORIZED_BODY, writeResponse, type Outgoing, type ResponseSettings } from './respond.js';
+import { PreparedBody, ResponseCache, responseKey, strongEtag } from './response-cache.js';
 import type { UwsApp, UwsHttpRequest, UwsHttpResponse, UwsModule } from './uws.js';
 
 export const NOT_FOUND_MESSAGE = 'Not found.';
@@ -45,6 +46,8 @@ export interface AppOptions {
   /** Fixed request time for tests (ms since epoch), or null for the real clock. */
   fixedNowMs: number | null;
   threadIndex: number;
+  /** Budget of the worker's response cache in bytes (0: off). */
+  responseCacheBytes: number;
   log(message: string): void;
   /** The console's settings when --console is on; null: /console is a 404. */
   console?: ConsoleSettings | null;
@@ -81,6 +84,9 @@ export function checkOperations(operations: readonly Operation[], policy: Policy
 }
 
 class Context implements RequestContext {
+  /** hasFeature's answers, in order: part of the response key (they silently change bodies). */
+  honoured = '';
+
   constructor(
     readonly params: Record<string, string>,
     readonly query: ReadonlyMap<string, string>,
@@ -115,7 +121,9 @@ class Context implements RequestContext {
   }
 
   hasFeature(feature: string): boolean {
-    return this.caller.rank >= this.requirement(feature).minRank;
+    const has = this.caller.rank >= this.requirement(feature).minRank;
+    this.honoured += has ? `${feature}=1;` : `${feature}=0;`;
+    return has;
   }
 }
 
@@ -125,18 +133,21 @@ const ignoreAbort = (): void => {};
 function isReply(value: unknown): value is Reply {
   if (typeof value !== 'object' || value === null) return false;
   const reply = value as Reply;
+  if ('render' in reply) return reply.status === 200 && typeof reply.render === 'function';
   return Number.isInteger(reply.status) && reply.status >= 200 && reply.status <= 599 && (typeof reply.body === 'string' || reply.body instanceof Uint8Array);
 }
 
 /**
  * The snapshot a request is answered from, with what belongs to it: its engine, and the response
- * settings carrying its data version and an empty compression cache. A request reads
+ * settings carrying its data version, and the responses rendered from it (the one response
+ * cache; it starts empty with each snapshot, and its ETags name the data version). A request reads
  * `scope.serving` once, when it starts; a swap replaces the whole object (swapStore), so requests
  * in flight (a quota decision awaited in Redis) finish on the snapshot they started on.
  */
 interface Serving {
   store: Store;
   engine: Engine;
+  responses: ResponseCache;
   settings: ResponseSettings;
 }
 
@@ -157,6 +168,8 @@ export interface BuiltApp {
   refreshPolicy(): void;
   /** Answers every request from now on from `store` (live snapshot swap); returns the store it replaces. */
   swapStore(store: Store): Store;
+  /** The response cache of the snapshot now served (its counters feed the metrics). */
+  responses(): ResponseCache;
 }
 
 /** Builds the worker's app. */
@@ -169,10 +182,10 @@ export function buildApp(options: AppOptions): BuiltApp {
     serving: {
       store,
       engine: engineFor(store),
+      responses: new ResponseCache(options.responseCacheBytes, store.manifest.dataVersion),
       settings: {
         dataVersion: store.manifest.dataVersion,
         privateMaxAgeSeconds: state.policy.privateMaxAgeSeconds,
-        compression: new CompressionCache(),
         corsExposeHeaders: '*',
         vary: 'Accept-Encoding',
         cscHeaders: false,
@@ -221,15 +234,16 @@ export function buildApp(options: AppOptions): BuiltApp {
   });
   const swapStore = (next: Store): Store => {
     const previous = scope.serving;
-    // Policy-derived settings carry over; the data version and the compression cache are the new snapshot's.
+    // Policy-derived settings carry over; the data version and the response cache are the new snapshot's.
     scope.serving = {
       store: next,
       engine: engineFor(next),
-      settings: { ...previous.settings, dataVersion: next.manifest.dataVersion, compression: new CompressionCache() },
+      responses: new ResponseCache(options.responseCacheBytes, next.manifest.dataVersion),
+      settings: { ...previous.settings, dataVersion: next.manifest.dataVersion },
     };
     return previous.store;
   };
-  return { app, refreshPolicy, swapStore };
+  return { app, refreshPolicy, swapStore, responses: () => scope.serving.responses };
 }
 
 /** After a policy reload: each route's policy entry, cache lifetime and Vary. */
@@ -246,7 +260,7 @@ function refreshRoutes(scope: Scope, routes: Route[]): void {
   settings.cscHeaders = state.policy.compat === 'csc';
 }
 
-// ---- The request pipeline, in order: key → gate → quota → parse → handle → write. -------------
+// ---- The request pipeline, in order: key → gate → quota → parse → handle → body → write. ------
 // Each step returns an answer or passes on to the next; whatever a step throws goes to `failure`,
 // the one error path (shaped ApiError/QueryError answers, else a logged 500).
 
@@ -318,7 +332,7 @@ function refuseBody(res: UwsHttpResponse, requestId: string): void {
 
 /** Step 7: counters and request log events (observe.ts); the logged target is redacted (no key, no phone number). */
 function observe(scope: Scope, route: Route, req: UwsHttpRequest, out: Outgoing, requestId: string, startedAt: number): void {
-  scope.observer.answered(route.index, route.op.name, out.headOnly === true ? 'head' : 'get', out.status, startedAt, requestId, () => redactedTarget(req.getUrl(), req.getQuery()), out.headers?.['X-Cache']);
+  scope.observer.answered(route.index, route.op.name, out.headOnly === true ? 'head' : 'get', out.status, startedAt, requestId, () => redactedTarget(req.getUrl(), req.getQuery()), out.cacheStatus);
 }
 
 /** Steps 1–3: the key (401), the operation's plan gate (403, not counted) and the quota. */
@@ -371,7 +385,7 @@ interface Counted {
   decision: QuotaDecision;
 }
 
-/** Steps 3–5: the quota's refusal (429), else parse the path and query, and handle. */
+/** Steps 3–6: the quota's refusal (429), else parse the path and query, handle, and prepare the body. */
 function afterQuota(scope: Scope, serving: Serving, route: Route, req: UwsHttpRequest, requestId: string, counted: Counted): Outgoing {
   const { caller, now, decision } = counted;
   scope.observer.quotaDecision(decision.failOpen === true ? 'fail_open' : decision.allowed ? 'ok' : 'limited');
@@ -381,12 +395,60 @@ function afterQuota(scope: Scope, serving: Serving, route: Route, req: UwsHttpRe
   }
   try {
     const { params, query } = parseRequest(route, req);
-    const reply = route.op.handle(new Context(params, query, caller, serving.engine, serving.store, now, req, route, scope.state.policy, decision));
-    if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body}`);
-    return { status: reply.status, body: reply.body, gzip: reply.gzip, br: reply.br, headers: reply.headers, usageHeaders, plan: caller.plan };
+    const ctx = new Context(params, query, caller, serving.engine, serving.store, now, req, route, scope.state.policy, decision);
+    const reply = route.op.handle(ctx);
+    if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body} or {status: 200, render}`);
+    return prepareBody(serving, route, ctx, reply, usageHeaders);
   } catch (error) {
     return failure(scope, route, req, requestId, error, counted);
   }
+}
+
+const NO_STORE = 'no-store';
+
+/**
+ * Step 6: the body. A RenderedReply comes from the response cache (X-Cache HIT) or is rendered,
+ * ETagged and kept there (MISS); any other 200 gets its ETag now (MISS). No-store answers (phone
+ * parse) get neither: the spec gives them no validator. The key holds everything a rendered body
+ * may depend on (responseKey); the ETag hashes key, data version and body, so each fields/sort
+ * permutation, tier and snapshot has its own.
+ */
+function prepareBody(serving: Serving, route: Route, ctx: Context, reply: Reply, usageHeaders: Record<string, string> | undefined): Outgoing {
+  const noStore = reply.headers?.['Cache-Control'] === NO_STORE;
+  if (!('render' in reply)) {
+    if (reply.status !== 200 || noStore) return outgoing(reply.status, reply.body, undefined, undefined, reply, usageHeaders, ctx);
+    const etag = strongEtag(keyOf(route, ctx), serving.responses.dataVersion, reply.body);
+    return outgoing(200, reply.body, new PreparedBody(reply.body, etag), 'MISS', reply, usageHeaders, ctx);
+  }
+  if (noStore) return outgoing(200, reply.render(), undefined, undefined, reply, usageHeaders, ctx);
+  const key = keyOf(route, ctx);
+  const nowMs = ctx.now.getTime();
+  const cache = serving.responses;
+  const held = cache.get(key, nowMs);
+  if (held !== undefined) return outgoing(200, '', held, 'HIT', reply, usageHeaders, ctx);
+  const prepared = cache.insert(key, reply.render(), reply.maxAgeMs === undefined ? Infinity : nowMs + reply.maxAgeMs);
+  return outgoing(200, '', prepared, 'MISS', reply, usageHeaders, ctx);
+}
+
+/** Every answer of a handler in one object shape (one hidden class on the hot path). */
+function outgoing(
+  status: number,
+  body: string | Uint8Array,
+  prepared: PreparedBody | undefined,
+  cacheStatus: 'HIT' | 'MISS' | undefined,
+  reply: Reply,
+  usageHeaders: Record<string, string> | undefined,
+  ctx: Context,
+): Outgoing {
+  return { status, body, prepared, cacheStatus, headers: reply.headers, usageHeaders, plan: ctx.caller.plan, corsOrigin: undefined, headOnly: false };
+}
+
+function keyOf(route: Route, ctx: Context): string {
+  const names = route.paramNames;
+  const params: string[] = [];
+  for (let i = 0; i < names.length; i++) params.push(ctx.params[names[i]!]!);
+  const { caller } = ctx;
+  return responseKey({ operation: route.op.name, params, query: ctx.query, tier: caller.tier, countryTier: caller.countryTier, honoured: ctx.honoured });
 }
 
 /** Step 4: path parameters (percent-decoded) and the query string. Throws QueryError. */
@@ -423,7 +485,7 @@ function apiErrorOut(error: ApiError, shape: ErrorShape, caller: Caller, usageHe
   return { status, body: errorBody(error.shape ?? shape, error.message, error.details), usageHeaders, plan: caller.plan };
 }
 
-/** Step 6, deferred: writes the answer when it settles, unless the client went away (replaces the no-op onAborted). */
+/** Step 7, deferred: writes the answer when it settles, unless the client went away (replaces the no-op onAborted). */
 function writeLater(scope: Scope, serving: Serving, res: UwsHttpResponse, route: Route, deferred: Deferred, requestId: string, head: boolean, startedAt: number): void {
   let aborted = false;
   res.onAborted(() => {
@@ -440,11 +502,13 @@ function writeLater(scope: Scope, serving: Serving, res: UwsHttpResponse, route:
     });
 }
 
-/** Step 6: one corked write. A response left unanswered would make uWS terminate the process: when writing fails, answer plainly, or drop the connection. */
+/** Step 7: one corked write. A response left unanswered would make uWS terminate the process: when writing fails, answer plainly, or drop the connection. */
 function write(scope: Scope, settings: ResponseSettings, res: UwsHttpResponse, req: UwsHttpRequest, out: Outgoing, requestId: string): void {
   try {
-    // Small bodies without prepared variants go out as they are: no need to read Accept-Encoding.
-    writeResponse(res, out, requestId, negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '', settings, scope.state.draining);
+    // Small bodies go out as they are: no need to read Accept-Encoding. Only bodies with an ETag can be a 304.
+    const acceptEncoding = negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '';
+    const ifNoneMatch = out.prepared?.etag != null ? req.getHeader('if-none-match') : '';
+    writeResponse(res, out, requestId, acceptEncoding, settings, scope.state.draining, ifNoneMatch);
   } catch (error) {
     scope.log(`request ${requestId}: writing the response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     try {

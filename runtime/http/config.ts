@@ -30,8 +30,14 @@ export interface GeoapiConfig {
   snapshotWatch: boolean;
   /** Where `geoapi serve` writes its process id for `geoapi reload` (--pid-file / GEOAPI_PID_FILE, else <snapshot dir>.pid). */
   pidFile: string;
-  /** Settings of the operations: postcode cursor secrets, per-thread response caches. */
+  /** Settings of the operations: postcode cursor secrets. */
   operations: OperationSettings;
+  /**
+   * Budget in bytes of each thread's one response cache (every operation's rendered bodies, their
+   * compressed variants and ETags): --response-cache-mb / GEOAPI_RESPONSE_CACHE_MB, else 128 MiB;
+   * 0 turns it off.
+   */
+  responseCacheBytes: number;
   /** Serve the interactive console at /console with an in-memory playground key: --console / GEOAPI_CONSOLE=1. */
   console: boolean;
   /** Metrics listener and request logs (issue 14). */

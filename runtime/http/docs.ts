@@ -8,11 +8,11 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Policy } from '../access/policy.js';
 import { openApiDocumentFor } from '../routes/openapi.js';
 import type { Operation } from '../routes/types.js';
 import type { Outgoing } from './respond.js';
+import { PreparedBody } from './response-cache.js';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const CONSOLE_PATH = '/console';
@@ -28,15 +28,11 @@ export interface DocRoute {
   answer(): Outgoing;
 }
 
-/** A prepared body with its compressed variants (static files are compressed once). */
+/** A prepared body (runtime/http/response-cache.ts): static files are compressed once per coding. */
 function prepared(body: string | Buffer, contentType: string, headers: Record<string, string>): Outgoing {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const out: Outgoing = { status: 200, body: bytes, contentType, headers };
-  if (bytes.byteLength >= 1024) {
-    out.gzip = gzipSync(bytes, { level: 9 });
-    out.br = brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } });
-  }
-  return out;
+  // The compressed variants are built once, on first demand, and kept with the route's answer.
+  return { status: 200, body: '', prepared: new PreparedBody(bytes, null), contentType, headers };
 }
 
 /** /openapi.json, rebuilt when the policy changes (plans and gates are part of the document). */

@@ -36,6 +36,8 @@ export interface WorkerInit {
   quota: QuotaShared | null;
   /** The operations' settings, with the cursor secret the main thread drew when none was configured. */
   operationSettings: OperationSettings & { cursorSecret: string };
+  /** Budget of each thread's response cache, in bytes (0: off). */
+  responseCacheBytes: number;
   policyText: string;
   policySource: string;
   aliasHeaders: string[];

@@ -1,8 +1,10 @@
-// Writing one response: status line, the headers every response carries, negotiated encoding,
-// Cache-Control rules, and the body, all inside one cork so it leaves in one write.
+// Writing one response: status line, the headers every response carries, the representation
+// (negotiated coding, its ETag, a bodyless 304 when If-None-Match holds it), Cache-Control rules,
+// and the body, all inside one cork so it leaves in one write.
 import { STATUS_CODES } from 'node:http';
 import type { ErrorShape } from '../contract/index.js';
-import { chooseEncoding, MIN_COMPRESS_LENGTH, type CompressionCache } from './encoding.js';
+import { MIN_COMPRESS_LENGTH, negotiateEncoding, type Encoding } from './encoding.js';
+import { ifNoneMatchHits, PreparedBody } from './response-cache.js';
 import type { UwsHttpResponse } from './uws.js';
 
 export const UNAUTHORIZED_MESSAGE = "Unauthorized. You shouldn't be here.";
@@ -27,7 +29,7 @@ export function errorBody(shape: ErrorShape, message: string, details?: Record<s
 }
 
 /** Headers the HTTP layer owns; a Reply cannot replace them. */
-const RESERVED = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'connection', 'vary', 'x-request-id', 'x-geoapi-data-version', 'x-geoapi-plan', 'x-csc-data-version', 'x-csc-plan', 'date']);
+const RESERVED = new Set(['etag', 'x-cache', 'content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'connection', 'vary', 'x-request-id', 'x-geoapi-data-version', 'x-geoapi-plan', 'x-csc-data-version', 'x-csc-plan', 'date']);
 const UNSAFE_VALUE = /[\r\n\0]/;
 
 /** Operation headers sorted once: what to write, what to drop (and log), the Cache-Control value. */
@@ -69,16 +71,19 @@ function checkedHeadersOf(headers: Record<string, string>): CheckedHeaders {
 /** Whether writeResponse will look at Accept-Encoding for `out` (so the caller may skip reading it). */
 export function negotiatesEncoding(out: Outgoing): boolean {
   if (out.status === 304 || out.status === 204) return false;
-  const length = typeof out.body === 'string' ? out.body.length : out.body.byteLength;
-  return length > 0 && (out.br !== undefined || out.gzip !== undefined || length >= MIN_COMPRESS_LENGTH);
+  const length = out.prepared !== undefined ? out.prepared.length : typeof out.body === 'string' ? out.body.length : out.body.byteLength;
+  return length >= MIN_COMPRESS_LENGTH;
 }
 
 export interface Outgoing {
   status: number;
+  /** The body when there is no prepared one (errors, 204). */
   body: string | Uint8Array;
-  gzip?: Uint8Array | undefined;
-  br?: Uint8Array | undefined;
-  /** Operation headers (ETag, Cache-Control, X-Cache, …). */
+  /** A 200's body with its ETag and compressed variants (then `body` is ignored). */
+  prepared?: PreparedBody | undefined;
+  /** X-Cache: whether the prepared body came from the response cache. */
+  cacheStatus?: 'HIT' | 'MISS' | undefined;
+  /** Operation headers (Cache-Control, …). */
   headers?: Record<string, string> | undefined;
   /** Quota usage headers of a keyed request. */
   usageHeaders?: Record<string, string> | undefined;
@@ -95,7 +100,6 @@ export interface Outgoing {
 export interface ResponseSettings {
   dataVersion: string;
   privateMaxAgeSeconds: number;
-  compression: CompressionCache;
   /** Access-Control-Expose-Headers value for CORS responses. */
   corsExposeHeaders: string;
   vary: string;
@@ -120,6 +124,7 @@ export function cscTwinName(name: string): string | null {
  */
 function writeCscTwins(res: UwsHttpResponse, out: Outgoing, settings: ResponseSettings, operationHeaders: CheckedHeaders | null): void {
   res.writeHeader('X-CSC-Data-Version', settings.dataVersion);
+  if (out.cacheStatus !== undefined) res.writeHeader('X-CSC-Cache', out.cacheStatus);
   if (out.plan !== undefined) {
     res.writeHeader('X-CSC-Plan', out.plan);
     const usage = out.usageHeaders;
@@ -146,7 +151,9 @@ function writeCscTwins(res: UwsHttpResponse, out: Outgoing, settings: ResponseSe
 /**
  * Writes the whole response. `acceptEncoding` is the request's header ('' when absent; callers
  * may pass '' without reading it when negotiatesEncoding(out) is false);
- * `closeConnection` is set while draining so keep-alive clients move to another process.
+ * `closeConnection` is set while draining so keep-alive clients move to another process;
+ * `ifNoneMatch` is the request's If-None-Match ('' when absent): when it holds the ETag of the
+ * representation chosen, the answer is a bodyless 304 with the same headers.
  */
 export function writeResponse(
   res: UwsHttpResponse,
@@ -155,17 +162,25 @@ export function writeResponse(
   acceptEncoding: string,
   settings: ResponseSettings,
   closeConnection: boolean,
+  ifNoneMatch = '',
 ): void {
-  const status = out.status;
+  let status = out.status;
   let body = out.body;
-  let encoding: 'br' | 'gzip' | null = null;
-  const bodyLength = typeof body === 'string' ? body.length : body.byteLength;
-  const bodiless = status === 304 || status === 204;
-  if (!bodiless && bodyLength > 0) {
-    const wanted = chooseEncoding(acceptEncoding);
-    if (wanted === 'br' && out.br) [body, encoding] = [out.br, 'br'];
-    else if (wanted !== null && out.gzip && (wanted === 'gzip' || !out.br)) [body, encoding] = [out.gzip, 'gzip'];
-    else if (wanted !== null && bodyLength >= MIN_COMPRESS_LENGTH) [body, encoding] = [settings.compression.get(body, wanted), wanted];
+  let encoding: Encoding = null;
+  let etag: string | null = null;
+  let bodiless = status === 304 || status === 204;
+  // Large bodies without a prepared one (a large error, a no-store answer) are compressed the same way, once.
+  const prepared = out.prepared ?? (!bodiless && negotiatesEncoding(out) ? new PreparedBody(body, null) : undefined);
+  if (prepared !== undefined && !bodiless) {
+    encoding = prepared.length >= MIN_COMPRESS_LENGTH ? negotiateEncoding(acceptEncoding) : null;
+    body = prepared.body(encoding);
+    etag = prepared.etagOf(encoding);
+    if (etag !== null && ifNoneMatch !== '' && ifNoneMatchHits(ifNoneMatch, etag)) {
+      // Not modified: the same headers, no body (RFC 9110 §15.4.5), counted like the 200 it stands for.
+      status = 304;
+      bodiless = true;
+      encoding = null;
+    }
   }
 
   res.cork(() => {
@@ -173,6 +188,8 @@ export function writeResponse(
     res.writeStatus(statusLine(status));
     if (!bodiless) res.writeHeader('Content-Type', out.contentType ?? JSON_CONTENT_TYPE);
     if (encoding !== null) res.writeHeader('Content-Encoding', encoding);
+    if (etag !== null) res.writeHeader('ETag', etag);
+    if (out.cacheStatus !== undefined) res.writeHeader('X-Cache', out.cacheStatus);
     res.writeHeader('Vary', settings.vary);
     res.writeHeader('X-Request-ID', requestId);
     res.writeHeader('X-GEOAPI-Data-Version', settings.dataVersion);
@@ -194,7 +211,7 @@ export function writeResponse(
     if (cacheControl === null) {
       // Errors (401, 403 and 429 above all) must never be reused by a cache.
       if (status >= 400) res.writeHeader('Cache-Control', 'no-store');
-      else if (status === 200 && out.plan !== undefined) res.writeHeader('Cache-Control', `private, max-age=${settings.privateMaxAgeSeconds}`);
+      else if ((status === 200 || status === 304) && out.plan !== undefined) res.writeHeader('Cache-Control', `private, max-age=${settings.privateMaxAgeSeconds}`);
     }
     if (out.corsOrigin !== undefined) {
       res.writeHeader('Access-Control-Allow-Origin', out.corsOrigin);

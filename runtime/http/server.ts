@@ -196,6 +196,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     operationsModule,
     quota: quota.shared,
     operationSettings: { ...config.operations, cursorSecret: cursorSecretOf(config, log) },
+    responseCacheBytes: config.responseCacheBytes,
     policyText,
     policySource: policyFile,
     aliasHeaders,

@@ -73,14 +73,14 @@ function createQuota(policy: WorkerState['policy']): QuotaGate {
 async function main(): Promise<void> {
   const { uws, build } = loadUws(init.uwsCandidates);
   const policy = parsePolicy(init.policyText, init.policySource, init.aliasHeaders, init.compat);
-  // Before any operation runs: cursor secrets and cache budgets from the configuration.
+  // Before any operation runs: cursor secrets from the configuration.
   configureOperations(init.operationSettings);
   const { operations, store } = await loadOperationsAndStore();
   checkOperations(operations, policy);
   let keySnapshot: KeySnapshot = init.keys;
   const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false };
   const observer = new RequestObserver(operations.map((op) => op.name), init.observe, (event, level, message) => requestLogger[level](event, message));
-  const { app, refreshPolicy, swapStore } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, log, console: init.console, observer });
+  const { app, refreshPolicy, swapStore } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, log, console: init.console, observer });
   let listenSocket: UwsListenSocket | null = null;
   /** The store opened by snapshot-prepare, waiting for its commit. */
   let prepared: { generation: number; store: Store } | null = null;

@@ -1,7 +1,5 @@
 // Every operation the server exposes; runtime/http registers each path natively with uWS.
-import type { ResponseCacheLimits } from '../engine/postcodes/response-cache.js';
-import { clearPostcodeResponseCache, configurePostcodeCursors, configurePostcodeResponseCache, postcodeOperations } from './postcodes/index.js';
-import { setBodyMemoBudget } from './reference/body-memo.js';
+import { configurePostcodeCursors, postcodeOperations } from './postcodes/index.js';
 import { changeOperations, configureChangeTokens } from './changes/index.js';
 import { referenceOperations } from './reference/index.js';
 import { usageOperation } from './account/usage.js';
@@ -18,10 +16,6 @@ export interface OperationSettings {
   cursorSecret: string | null;
   /** Still verify (GEOAPI_CURSOR_SECRET_PREVIOUS, rotation). */
   previousCursorSecrets: string[];
-  /** Per thread (GEOAPI_POSTCODE_CACHE_ENTRIES, GEOAPI_POSTCODE_CACHE_MB). */
-  postcodeResponseCache: ResponseCacheLimits;
-  /** Per thread (GEOAPI_BODY_MEMO_MB). */
-  bodyMemoBytes: number;
 }
 
 /**
@@ -38,17 +32,15 @@ export function configureOperations(settings: OperationSettings & { cursorSecret
   // Change-feed tokens use the postcode cursors' secrets (decisions.md: same machinery).
   configurePostcodeCursors(secrets);
   configureChangeTokens(secrets);
-  configurePostcodeResponseCache(settings.postcodeResponseCache);
-  setBodyMemoBudget(settings.bodyMemoBytes);
 }
 
 /**
  * The one hook of a live snapshot swap (runtime/http/worker.ts calls it in each worker once the new
  * store serves): empties every cache of the operations that is not keyed by Store, so that nothing
  * of the previous snapshot stays reachable and caches start empty for the new version. Caches kept
- * per Store (perStore, body memos, search caches) go with their Store and need nothing here; a new
+ * per Store (perStore) go with their Store and need nothing here; a new
  * module-level cache must be cleared here.
  */
 export function onStoreChanged(): void {
-  clearPostcodeResponseCache();
+  // Nothing today: the one response cache belongs to the HTTP layer's per-snapshot state.
 }

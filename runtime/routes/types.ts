@@ -11,7 +11,7 @@ export interface RequestContext {
   params: Record<string, string>;
   /** Strictly parsed query: one value per name (duplicates were already refused with a 400). */
   query: ReadonlyMap<string, string>;
-  /** Lower-cased request header lookup. */
+  /** Lower-cased request header lookup. A body that depends on a header must be a BodyReply (the cache does not key on headers). */
   header(name: string): string | undefined;
   caller: Caller;
   /** The engine over `store` (engineFor(store)): the lookups and searches handlers ask. */
@@ -21,20 +21,48 @@ export interface RequestContext {
   now: Date;
   /** Checks the caller's plan for a policy feature (e.g. 'fieldsFiltering'); throws the operation's 403 when missing. */
   requireFeature(feature: string): void;
-  /** True when the caller's plan includes the feature (for silently ignored parameters). */
+  /** True when the caller's plan includes the feature (for silently ignored parameters). The answers are part of the response cache key. */
   hasFeature(feature: string): boolean;
   /** The caller's quota usage after counting this request (GET /v1/usage). */
   usage(): UsageReport;
 }
 
-export interface Reply {
+/** An answer whose body the handler has already written (errors, time-dependent or per-key bodies). */
+export interface BodyReply {
   status: number;
-  /** JSON text or prepared bytes. Empty for 304. */
+  /** JSON text or prepared bytes. */
   body: string | Uint8Array;
+  /** Operation headers (Cache-Control, …). ETag, X-Cache and 304s belong to the HTTP layer. */
   headers?: Record<string, string>;
-  /** Prepared compressed variants of `body` (large bodies prepared once). */
-  gzip?: Uint8Array;
-  br?: Uint8Array;
+}
+
+/**
+ * A 200 whose body depends only on the store and the request's inputs: path parameters, query,
+ * the caller's field tiers and the features the handler asked about with hasFeature. The HTTP
+ * layer keys its response cache on exactly those, and calls render() only on a miss; a handler
+ * whose body depends on anything else (the clock, the key's usage) returns a BodyReply.
+ */
+export interface RenderedReply {
+  status: 200;
+  render(): string;
+  headers?: Record<string, string>;
+  /** How long a rendered body may be served from the cache (ms); default: as long as the store. */
+  maxAgeMs?: number;
+}
+
+export type Reply = BodyReply | RenderedReply;
+
+/** A 200 rendered on demand (and cached by the HTTP layer). */
+export function rendered(render: () => string, headers?: Record<string, string>, maxAgeMs?: number): RenderedReply {
+  const reply: RenderedReply = { status: 200, render };
+  if (headers !== undefined) reply.headers = headers;
+  if (maxAgeMs !== undefined) reply.maxAgeMs = maxAgeMs;
+  return reply;
+}
+
+/** The body of a reply, rendering it if needed (tests, benchmarks, tools that call handlers directly). */
+export function bodyOf(reply: Reply): string | Uint8Array {
+  return 'render' in reply ? reply.render() : reply.body;
 }
 
 /**

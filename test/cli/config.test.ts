@@ -22,12 +22,23 @@ describe('configFrom', () => {
     assert.deepEqual(config.keyHeaderAliases, []);
     assert.deepEqual(config.uwsCandidates, ['@btc-vision/uwebsockets.js', '@trufflesuite/uws-js-unofficial']);
     assert.equal(config.quota.mode, 'memory');
-    assert.deepEqual(config.operations, {
-      cursorSecret: null,
-      previousCursorSecrets: [],
-      postcodeResponseCache: { maxEntries: 10_000, maxBytes: 32 * 1024 * 1024 },
-      bodyMemoBytes: 64 * 1024 * 1024,
-    });
+    assert.deepEqual(config.operations, { cursorSecret: null, previousCursorSecrets: [] });
+    assert.equal(config.responseCacheBytes, 128 * 1024 * 1024);
+  });
+
+  it('reads one response cache budget in MiB (flag, then GEOAPI_RESPONSE_CACHE_MB), else from the variables it replaced', () => {
+    const MiB = 1024 * 1024;
+    assert.equal(configFrom(['--response-cache-mb', '16'], { ...REQUIRED, GEOAPI_RESPONSE_CACHE_MB: '8' }).responseCacheBytes, 16 * MiB);
+    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_RESPONSE_CACHE_MB: '0' }).responseCacheBytes, 0);
+    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_RESPONSE_CACHE_MB: '8', GEOAPI_BODY_MEMO_MB: '100' }).responseCacheBytes, 8 * MiB, 'the new name wins');
+    // The old per-cache variables: their sum, or off when the postcode cache had 0 entries.
+    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_BODY_MEMO_MB: '8' }).responseCacheBytes, (8 + 32) * MiB);
+    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_POSTCODE_CACHE_MB: '2' }).responseCacheBytes, (64 + 2) * MiB);
+    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_BODY_MEMO_MB: 'lots' }).responseCacheBytes, (64 + 32) * MiB, 'a body memo size that is not a positive number keeps its old default');
+    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_POSTCODE_CACHE_ENTRIES: '0' }).responseCacheBytes, 0);
+    assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_RESPONSE_CACHE_MB: 'lots' }), /--response-cache-mb: expected an integer from 0 to 1048576, found "lots"/);
+    assert.match(describeConfig(configFrom([], { ...REQUIRED, GEOAPI_RESPONSE_CACHE_MB: '0' })).join('\n'), /response cache per thread: off/);
+    assert.match(describeConfig(configFrom([], REQUIRED)).join('\n'), /response cache per thread: 128 MiB/);
   });
 
   it('lets flags win over the environment', () => {
@@ -53,9 +64,6 @@ describe('configFrom', () => {
       GEOAPI_UWS_CANDIDATES: 'a, b',
       GEOAPI_CURSOR_SECRET: ' s3cret ',
       GEOAPI_CURSOR_SECRET_PREVIOUS: 'old1, old2',
-      GEOAPI_POSTCODE_CACHE_ENTRIES: '0',
-      GEOAPI_POSTCODE_CACHE_MB: '2',
-      GEOAPI_BODY_MEMO_MB: '8',
       GEOAPI_REDIS_URL: 'redis://user:pw@cache:6380/1',
       GEOAPI_REPLICAS: '3',
     });
@@ -63,12 +71,9 @@ describe('configFrom', () => {
     assert.deepEqual(config.uwsCandidates, ['a', 'b']);
     assert.equal(config.operations.cursorSecret, 's3cret');
     assert.deepEqual(config.operations.previousCursorSecrets, ['old1', 'old2']);
-    assert.deepEqual(config.operations.postcodeResponseCache, { maxEntries: 0, maxBytes: 2 * 1024 * 1024 });
-    assert.equal(config.operations.bodyMemoBytes, 8 * 1024 * 1024);
     assert.equal(config.quota.mode, 'redis', 'a Redis URL without a mode selects redis');
     assert.equal(config.quota.replicas, 3);
     assert.equal(configFrom(['--redis', 'redis://flag:6379'], REQUIRED).quota.redisUrl, 'redis://flag:6379');
-    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_BODY_MEMO_MB: 'lots' }).operations.bodyMemoBytes, 64 * 1024 * 1024, 'a body memo size that is not a positive number keeps the default');
   });
 
   it('refuses missing or malformed settings, naming them', () => {

@@ -1,7 +1,7 @@
 // writeResponse with shared (frozen) operation headers: checked once, written the same every time.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CompressionCache } from '../../runtime/http/encoding.js';
+import { PreparedBody } from '../../runtime/http/response-cache.js';
 import { negotiatesEncoding, writeResponse, type Outgoing, type ResponseSettings } from '../../runtime/http/respond.js';
 import type { UwsHttpResponse } from '../../runtime/http/uws.js';
 
@@ -42,7 +42,7 @@ function recorder(): { res: UwsHttpResponse; written: [string, string][]; body: 
 }
 
 function settings(logs: string[]): ResponseSettings {
-  return { dataVersion: 'v1', privateMaxAgeSeconds: 300, compression: new CompressionCache(), corsExposeHeaders: '*', vary: 'Accept-Encoding', cscHeaders: false, log: (m) => logs.push(m) };
+  return { dataVersion: 'v1', privateMaxAgeSeconds: 300, corsExposeHeaders: '*', vary: 'Accept-Encoding', cscHeaders: false, log: (m) => logs.push(m) };
 }
 
 describe('operation headers', () => {
@@ -83,7 +83,8 @@ describe('negotiatesEncoding', () => {
     const small: Outgoing = { status: 200, body: '{"a":1}' };
     assert.equal(negotiatesEncoding(small), false);
     assert.equal(negotiatesEncoding({ status: 200, body: 'x'.repeat(1024) }), true);
-    assert.equal(negotiatesEncoding({ status: 200, body: new Uint8Array(10), gzip: new Uint8Array(5) }), true);
+    assert.equal(negotiatesEncoding({ status: 200, body: '', prepared: new PreparedBody('x'.repeat(2000), '"e"') }), true);
+    assert.equal(negotiatesEncoding({ status: 200, body: '', prepared: new PreparedBody('{}', '"e"') }), false);
     assert.equal(negotiatesEncoding({ status: 204, body: '' }), false);
     assert.equal(negotiatesEncoding({ status: 304, body: 'x'.repeat(2000) }), false);
     // A small body goes out plain whatever the client accepts.

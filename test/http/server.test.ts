@@ -300,12 +300,20 @@ describe('operation results and failures', () => {
     assert.equal(res.headers['x-op'], 'yes');
   });
 
-  it('answers 304 without a body', async () => {
-    const res = await server.get('/v1/countries/US/postcodes/10001', { plan: 'community', headers: { 'If-None-Match': '"pc-1"' } });
+  it('answers 304 without a body for the ETag it gave, which the operation cannot forge', async () => {
+    const first = await server.get('/v1/countries/US/postcodes/10001', { plan: 'community' });
+    assert.equal(first.status, 200);
+    assert.match(String(first.headers['etag']), /^"[A-Za-z0-9_-]{27}"$/);
+    assert.match(String(first.headers['x-cache']), /^(HIT|MISS)$/);
+    const res = await server.get('/v1/countries/US/postcodes/10001', { plan: 'community', headers: { 'If-None-Match': String(first.headers['etag']) } });
     assert.equal(res.status, 304);
     assert.equal(res.body, '');
-    assert.equal(res.headers['etag'], '"pc-1"');
+    assert.equal(res.headers['etag'], first.headers['etag']);
+    // Two worker threads, a cache each: HIT or MISS, but the same ETag whichever thread answers.
+    assert.match(String(res.headers['x-cache']), /^(HIT|MISS)$/);
+    assert.equal(res.headers['cache-control'], 'public, max-age=86400');
     assert.equal(res.headers['content-length'], undefined);
+    assert.equal((await server.get('/v1/countries/US/postcodes/10001', { plan: 'community', headers: { 'If-None-Match': '"forged"' } })).status, 200);
   });
 
   it('hands the operation the fixed clock when one is configured', async () => {

@@ -15,25 +15,23 @@
 //   age (expired), country, filters.
 // - Cache-Control is `private` on both operations: bodies depend on the key's plan (field tier),
 //   so shared caches must not store them (the spec says `public` for the list).
-// - Response cache: per worker thread, 10,000 responses / 32 MiB (GEOAPI_POSTCODE_CACHE_ENTRIES,
-//   GEOAPI_POSTCODE_CACHE_MB; 0 entries = off); lookups 24 h, list pages 1 h. A list page served
-//   from it carries the next_cursor issued when it was rendered (at most 1 h older). Errors are
-//   never cached.
+// - Response cache (the HTTP layer's, keyed by the request's inputs): lookups are kept 24 h, list
+//   pages 1 h. A list page served from it carries the next_cursor issued when it was rendered (at
+//   most 1 h older). Errors are never cached: cursors and filters are checked on every request.
 import { ApiError } from '../../contract/index.js';
 import { sameFilters, type PostcodeFilters } from '../../engine/postcodes/engine.js';
-import { DEFAULT_RESPONSE_CACHE_LIMITS, ifNoneMatchHits, ResponseCache, strongEtag, type ResponseCacheLimits } from '../../engine/postcodes/response-cache.js';
 import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../../render/postcodes.js';
 import { postcodeDisplayQuery, postcodeTypeKey, stateCodeKey } from '../../text/normalise.js';
 import { fieldsParam, fieldsSpec, intParam, intSpec, invalidParam, pathSpec, qParam, qSpec } from '../params.js';
-import type { Operation, ParamSpec, Reply, RequestContext } from '../types.js';
+import { rendered, type Operation, type ParamSpec, type RequestContext } from '../types.js';
 import { CursorCodec, CursorError, cursorSecretsFromEnv, type CursorSecrets } from './cursor.js';
 
 export const POSTCODE_CODE_MAX_CHARS = 20;
 export const POSTCODE_LIMIT = { min: 1, max: 100, fallback: 50 } as const;
 export const LOOKUP_TTL_MS = 24 * 60 * 60 * 1000;
 export const LIST_TTL_MS = 60 * 60 * 1000;
-const LOOKUP_CACHE_CONTROL = 'private, max-age=86400';
-const LIST_CACHE_CONTROL = 'private, max-age=3600';
+const LOOKUP_HEADERS: Record<string, string> = Object.freeze({ 'Cache-Control': 'private, max-age=86400' });
+const LIST_HEADERS: Record<string, string> = Object.freeze({ 'Cache-Control': 'private, max-age=3600' });
 
 const COUNTRY_CODE_RE = /^[A-Za-z]{2}$/;
 const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/;
@@ -43,9 +41,6 @@ const TYPE_RE = /^[A-Za-z0-9_-]{1,32}$/;
 
 const POSTCODE_Q = { min: 2, max: 100 } as const;
 const COUNTRY_CODE_PATH = pathSpec('countryCode', 'ISO 3166-1 alpha-2 code (any case); alpha-3 codes and numeric ids are refused.', 'US', { pattern: COUNTRY_CODE_RE.source });
-
-/** Shared by both operations: the rendered-response cache and the cursor signer. */
-let responses = new ResponseCache(DEFAULT_RESPONSE_CACHE_LIMITS);
 // Secrets come from GEOAPI_CURSOR_SECRET(_PREVIOUS) through the configuration (runtime/config.ts,
 // routes/registry.ts configureOperations); until then, a random per-process secret.
 let cursorCodec = new CursorCodec(cursorSecretsFromEnv({}));
@@ -62,16 +57,6 @@ function cursors(): CursorCodec {
     console.warn('geoapi: GEOAPI_CURSOR_SECRET is not set; postcode cursors are signed with a random per-process secret and stop working after a restart or on another replica.');
   }
   return cursorCodec;
-}
-
-/** Replaces the response cache with an empty one of these limits (configuration: GEOAPI_POSTCODE_CACHE_*). */
-export function configurePostcodeResponseCache(limits: ResponseCacheLimits): void {
-  responses = new ResponseCache(limits);
-}
-
-/** For tests and benchmarks: empties the response cache. */
-export function clearPostcodeResponseCache(): void {
-  responses.clear();
 }
 
 function echo(value: string): string {
@@ -106,24 +91,6 @@ function notFound(reason: 'country_not_found' | 'postcode_coverage_unavailable' 
   return new ApiError(404, messages[reason], { reason });
 }
 
-function cachedReply(ctx: RequestContext, cacheKey: string, ttlMs: number, cacheControl: string, render: () => string): Reply {
-  const nowMs = ctx.now.getTime();
-  let entry = responses.get(cacheKey, nowMs);
-  const hit = entry !== undefined;
-  if (entry === undefined) {
-    const body = render();
-    entry = { body, etag: strongEtag(body, ctx.caller.tier), expiresAtMs: nowMs + ttlMs };
-    responses.set(cacheKey, entry);
-  }
-  const headers = { ETag: entry.etag, 'Cache-Control': cacheControl, 'X-Cache': hit ? 'HIT' : 'MISS' };
-  if (ifNoneMatchHits(ctx.header('if-none-match'), entry.etag)) return { status: 304, body: '', headers };
-  return { status: 200, body: entry.body, headers };
-}
-
-function fieldsKey(fields: readonly string[] | null): string {
-  return fields === null ? '*' : fields.join(',');
-}
-
 const postcodeLookup: Operation = {
   name: 'postcodeLookup',
   path: '/v1/countries/:countryCode/postcodes/:code',
@@ -141,16 +108,15 @@ const postcodeLookup: Operation = {
     const engine = ctx.engine.postcodes;
     const query = postcodeDisplayQuery(code);
     const tier = ctx.caller.tier;
-    const cacheKey = ['lookup', engine.dataVersion, countryCode, query, tier, fieldsKey(fields)].join('\u0000');
     // The outcome is computed before the cache so errors are never cached (they are cheap).
     const outcome = engine.lookup(countryCode, code);
     if (outcome.kind !== 'found') throw notFound(outcome.kind, countryCode);
-    return cachedReply(ctx, cacheKey, LOOKUP_TTL_MS, LOOKUP_CACHE_CONTROL, () => {
+    return rendered(() => {
       const records = outcome.rows.map((row) => ctx.store.postcodes.record(row));
       const data = serializePostcodes(postcodeProjection(tier, fields), records);
       const meta = JSON.stringify({ country_code: countryCode, query, match_count: records.length });
       return `{"data":${data},"meta":${meta}}`;
-    });
+    }, LOOKUP_HEADERS, LOOKUP_TTL_MS);
   },
 };
 
@@ -231,11 +197,7 @@ const postcodeSearch: Operation = {
     }
 
     const tier = ctx.caller.tier;
-    const cacheKey = [
-      'search', engine.dataVersion, countryCode, filters.q ?? '', filters.stateCode ?? '', filters.cityId ?? '', filters.type ?? '',
-      afterRow ?? '', limit, tier, fieldsKey(fields),
-    ].join('\u0000');
-    return cachedReply(ctx, cacheKey, LIST_TTL_MS, LIST_CACHE_CONTROL, () => {
+    return rendered(() => {
       const page = engine.search({ countryRow, filters, afterRow, limit });
       const records = page.rows.map((row) => ctx.store.postcodes.record(row));
       const data = serializePostcodes(postcodeProjection(tier, fields), records);
@@ -243,7 +205,7 @@ const postcodeSearch: Operation = {
         ? cursors().encode({ country: countryCode, dataVersion: engine.dataVersion, filters, lastRow: page.rows[page.rows.length - 1]!, issuedAtMs: nowMs })
         : null;
       return `{"data":${data},"pagination":${JSON.stringify({ limit, next_cursor: nextCursor, has_more: page.hasMore })}}`;
-    });
+    }, LIST_HEADERS, LIST_TTL_MS);
   },
 };
 

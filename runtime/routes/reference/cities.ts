@@ -8,7 +8,7 @@ import { CACHE_DAY, CISO_PATH, SISO_PATH, listReply, notFound } from './common.j
 const LIST: ListParamOptions = { q: true, sort: true };
 const CITIES_RESPONSE = { tierOf: 'tier', schemas: { basic: 'city.basic', coordinates: 'city.coordinates', full: 'city.full' }, list: true } as const;
 
-function citiesReply(ctx: RequestContext, memoKey: string, ranges: RangesByParent, parentRow: number): Reply {
+function citiesReply(ctx: RequestContext, ranges: RangesByParent, parentRow: number): Reply {
   const tier = ctx.caller.tier;
   const params = listParams(ctx, CITY_FIELDS, tier, LIST);
   const start = parentRow < 0 ? 0 : ranges.start[parentRow]!;
@@ -16,7 +16,6 @@ function citiesReply(ctx: RequestContext, memoKey: string, ranges: RangesByParen
   if (end <= start) throw notFound('No Cities found.');
   const cities = ctx.store.cities;
   return listReply(ctx, {
-    memoKey: `${memoKey}|${parentRow}`,
     set: CITY_FIELDS,
     tier,
     params,
@@ -37,7 +36,7 @@ export const stateCities: Operation = {
   handle(ctx) {
     const countryRow = ctx.engine.countryRow(ctx.params.ciso ?? '');
     const stateRow = ctx.engine.stateRow(countryRow, ctx.params.siso ?? '');
-    return citiesReply(ctx, 'stateCities', ctx.store.relations.stateCities, stateRow);
+    return citiesReply(ctx, ctx.store.relations.stateCities, stateRow);
   },
 };
 
@@ -49,6 +48,6 @@ export const countryCities: Operation = {
   doc: { tag: 'Cities', summary: 'Cities of a country', response: CITIES_RESPONSE, statuses: [400, 404] },
   handle(ctx) {
     const countryRow = ctx.engine.countryRow(ctx.params.ciso ?? '');
-    return citiesReply(ctx, 'countryCities', ctx.store.relations.countryCities, countryRow);
+    return citiesReply(ctx, ctx.store.relations.countryCities, countryRow);
   },
 };

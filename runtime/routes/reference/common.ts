@@ -1,5 +1,6 @@
 // Reply helpers shared by the reference operations: cache headers, JSON replies, 404s, and the
-// list pipeline (filter → sort → project → serialise, or the memoized default body).
+// list pipeline (filter → sort → project → serialise), rendered on demand: the HTTP layer keeps
+// rendered bodies in its response cache, keyed by the request's inputs.
 import type { EntityFields, Projection } from '../../render/projection.js';
 import { projectionFor, serializeList } from '../../render/projection.js';
 import { localizeName } from '../../engine/localize.js';
@@ -8,8 +9,7 @@ import { sortObjects } from '../../engine/sort.js';
 import type { ListParams, Page } from '../params.js';
 import { ApiError, type Tier } from '../../contract/index.js';
 import { pathSpec } from '../params.js';
-import type { ParamSpec, RequestContext, Reply } from '../types.js';
-import { memoizedReply } from './body-memo.js';
+import { rendered, type ParamSpec, type RequestContext, type Reply } from '../types.js';
 
 /** `{ciso}`: a country's ISO 3166-1 alpha-2 or alpha-3 code (case-insensitive). */
 export const CISO_PATH: ParamSpec = pathSpec('ciso', "Country ISO 3166-1 alpha-2 or alpha-3 code, any case (US, usa).", 'US');
@@ -38,8 +38,14 @@ export function cacheControlHeaders(cacheControl: string): Record<string, string
   return headers as Record<string, string>;
 }
 
+/** A body written now: for answers that depend on more than the request's inputs (the clock). */
 export function jsonReply(body: string, cacheControl: string, status = 200): Reply {
   return { status, body, headers: cacheControlHeaders(cacheControl) };
+}
+
+/** A 200 rendered on demand, so the HTTP layer's response cache can answer it without rendering. */
+export function renderedJson(render: () => string, cacheControl: string): Reply {
+  return rendered(render, cacheControlHeaders(cacheControl));
 }
 
 export function notFound(message: string): ApiError {
@@ -61,8 +67,6 @@ interface Nameable {
 }
 
 export interface ListSpec<R extends Nameable> {
-  /** Memo key of the default body: `${operation}|${path key}`; the projection's id is appended. */
-  memoKey: string;
   set: EntityFields;
   tier: Tier;
   params: ListParams;
@@ -104,45 +108,59 @@ export function pageHeaders(cacheControl: string, total: number, page: Page): Re
 
 /** A whole list, or its page with the page headers (currency and phone lists, whose items are built in memory). */
 export function pagedListReply<T extends object>(items: readonly T[], projection: Projection, cacheControl: string, page: Page | null): Reply {
-  if (page === null) return jsonReply(serializeList(projection, items.length, (i) => items[i]!), cacheControl);
+  if (page === null) return renderedJson(() => serializeList(projection, items.length, (i) => items[i]!), cacheControl);
   const slice = items.slice(page.offset, page.offset + page.limit);
   return { status: 200, body: serializeList(projection, slice.length, (i) => slice[i]!), headers: pageHeaders(cacheControl, items.length, page) };
 }
 
 /**
- * A list reply. Default requests (no fields/sort/q/locale/page) get the memoized prepared bytes;
- * others are filtered (q on name/native), sorted on the full records, sliced (limit/offset),
- * localized and serialised per request.
+ * A list reply. Whole lists are rendered on demand (the HTTP layer's response cache answers
+ * repeats); a page (limit/offset) is rendered with its request, its headers carrying the total.
  */
 export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>): Reply {
   const projection = projectionOf(spec.set, spec.tier, spec.params);
   if (spec.params.plain) {
-    return memoizedReply(
-      ctx,
-      `${spec.memoKey}|${projection.id}`,
-      () => serializeList(projection, spec.count, (i) => spec.record(spec.rowAt(i))),
-      cacheControlHeaders(spec.cacheControl),
-    );
+    return renderedJson(() => serializeList(projection, spec.count, (i) => spec.record(spec.rowAt(i))), spec.cacheControl);
   }
-  const { q, sort, locale, page } = spec.params;
+  const { page } = spec.params;
+  if (page === null) {
+    return renderedJson(() => {
+      const records = selectedRecords(ctx, spec, projection);
+      return serializeList(projection, records.length, (i) => records[i]!);
+    }, spec.cacheControl);
+  }
+  // A page: its headers carry the total after filtering, so it is rendered with the request.
+  const { q, sort } = spec.params;
   let records: R[] = [];
   let total: number;
-  if (q === null && sort === null && page !== null) {
+  if (q === null && sort === null) {
     // A page of the list in its stored order: decode only the rows of the page.
     total = spec.count;
     const end = Math.min(spec.count, page.offset + page.limit);
     for (let i = page.offset; i < end; i++) records.push(spec.record(spec.rowAt(i)));
+    if (spec.params.locale !== null) records = localized(records, projection, spec.params.locale);
   } else {
-    for (let i = 0; i < spec.count; i++) {
-      const row = spec.rowAt(i);
-      if (q && !ctx.engine.rowMatchesQ(spec.entity, row, q.key)) continue;
-      records.push(spec.record(row));
-    }
-    if (sort) sortObjects(records, sort, spec.set);
+    records = selectedRecords(ctx, spec, projection);
     total = records.length;
-    if (page !== null) records = records.slice(page.offset, page.offset + page.limit);
+    records = records.slice(page.offset, page.offset + page.limit);
   }
-  if (locale !== null) records = records.map((record) => withLocale(record, projection, locale));
-  const headers = page === null ? cacheControlHeaders(spec.cacheControl) : pageHeaders(spec.cacheControl, total, page);
-  return { status: 200, body: serializeList(projection, records.length, (i) => records[i]!), headers };
+  return { status: 200, body: serializeList(projection, records.length, (i) => records[i]!), headers: pageHeaders(spec.cacheControl, total, page) };
+}
+
+/** The records a non-plain list request selects: filtered (q on name/native), sorted on the full records, localized. */
+function selectedRecords<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>, projection: Projection): R[] {
+  const { q, sort, locale } = spec.params;
+  let records: R[] = [];
+  for (let i = 0; i < spec.count; i++) {
+    const row = spec.rowAt(i);
+    if (q && !ctx.engine.rowMatchesQ(spec.entity, row, q.key)) continue;
+    records.push(spec.record(row));
+  }
+  if (sort) sortObjects(records, sort, spec.set);
+  if (locale !== null) records = localized(records, projection, locale);
+  return records;
+}
+
+function localized<R extends Nameable>(records: R[], projection: Projection, locale: string): R[] {
+  return records.map((record) => withLocale(record, projection, locale));
 }

@@ -3,8 +3,7 @@ import { COUNTRY_FIELDS } from '../../render/fields.js';
 import { serializeObject } from '../../render/projection.js';
 import { listParams, listParamSpecs, type ListParamOptions } from '../params.js';
 import type { Operation } from '../types.js';
-import { memoizedReply } from './body-memo.js';
-import { CACHE_DAY, CISO_PATH, cacheControlHeaders, jsonReply, listReply, notFound, projectionOf, withLocale } from './common.js';
+import { CACHE_DAY, CISO_PATH, listReply, notFound, projectionOf, renderedJson, withLocale } from './common.js';
 
 const LIST: ListParamOptions = { q: true, sort: true, localized: true };
 const DETAIL: ListParamOptions = { localized: true };
@@ -21,7 +20,6 @@ export const countriesList: Operation = {
     const params = listParams(ctx, COUNTRY_FIELDS, tier, LIST);
     const countries = ctx.store.countries;
     return listReply(ctx, {
-      memoKey: 'countriesList',
       set: COUNTRY_FIELDS,
       tier,
       params,
@@ -46,9 +44,6 @@ export const countryDetail: Operation = {
     const row = ctx.engine.countryRow(ctx.params.ciso ?? '');
     if (row < 0) throw notFound('Country not found.');
     const projection = projectionOf(COUNTRY_FIELDS, tier, params);
-    const serialise = () => serializeObject(projection, withLocale(ctx.store.countries.record(row), projection, params.locale));
-    // Plain requests (the common case) are answered from bytes prepared once per (row, projection).
-    if (params.plain) return memoizedReply(ctx, `countryDetail|${row}|${projection.id}`, serialise, cacheControlHeaders(CACHE_DAY));
-    return jsonReply(serialise(), CACHE_DAY);
+    return renderedJson(() => serializeObject(projection, withLocale(ctx.store.countries.record(row), projection, params.locale)), CACHE_DAY);
   },
 };

@@ -6,7 +6,7 @@ import { serializeObject } from '../../render/projection.js';
 import { sortObjects } from '../../engine/sort.js';
 import { listParams, listParamSpecs, type ListParamOptions } from '../params.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, CISO_PATH, jsonReply, notFound, pagedListReply, projectionOf } from './common.js';
+import { CACHE_DAY, CISO_PATH, jsonReply, notFound, pagedListReply, projectionOf, renderedJson } from './common.js';
 
 const LIST: ListParamOptions = { sort: true };
 
@@ -22,7 +22,7 @@ export const currencyByCountry: Operation = {
     if (row < 0) throw notFound('Country not found.');
     const info = currencyOf(ctx.store.countries.record(row));
     if (!info) throw notFound('No currency data available for this country.');
-    return jsonReply(serializeObject(projectionOf(CURRENCY_FIELDS, 'basic', params), info), CACHE_DAY);
+    return renderedJson(() => serializeObject(projectionOf(CURRENCY_FIELDS, 'basic', params), info), CACHE_DAY);
   },
 };
 

@@ -6,7 +6,7 @@ import { ISO_COUNTRY_FIELDS, ISO_STATE_FIELDS } from '../../render/fields.js';
 import { serializeObject } from '../../render/projection.js';
 import { invalidParam, listParams, listParamSpecs } from '../params.js';
 import type { Operation } from '../types.js';
-import { CACHE_HOUR, jsonReply, notFound, projectionOf } from './common.js';
+import { CACHE_HOUR, renderedJson, notFound, projectionOf } from './common.js';
 
 const COUNTRY_NOT_FOUND = 'Country not found for the given code';
 export type CountryCodeKind = 'iso2' | 'iso3' | 'numeric';
@@ -49,7 +49,7 @@ export const isoCountry: Operation = {
     if (row < 0) throw notFound(COUNTRY_NOT_FOUND);
     const country = ctx.store.countries.record(row);
     const body = { id: country.id, name: country.name, iso2: country.iso2, iso3: country.iso3, numeric_code: paddedNumericCode(country.numeric_code) };
-    return jsonReply(serializeObject(projectionOf(ISO_COUNTRY_FIELDS, 'basic', params), body), CACHE_HOUR);
+    return renderedJson(() => serializeObject(projectionOf(ISO_COUNTRY_FIELDS, 'basic', params), body), CACHE_HOUR);
   },
 };
 
@@ -81,7 +81,7 @@ export const isoState: Operation = {
       country_id: state.country_id,
       country_code: state.country_code,
     };
-    return jsonReply(serializeObject(projectionOf(ISO_STATE_FIELDS, 'basic', params), body), CACHE_HOUR);
+    return renderedJson(() => serializeObject(projectionOf(ISO_STATE_FIELDS, 'basic', params), body), CACHE_HOUR);
   },
 };
 
@@ -112,6 +112,6 @@ export const isoConvert: Operation = {
     if (row < 0) throw notFound(COUNTRY_NOT_FOUND);
     const country = ctx.store.countries.record(row);
     const result = to === 'iso2' ? country.iso2 : to === 'iso3' ? country.iso3 : paddedNumericCode(country.numeric_code);
-    return jsonReply(JSON.stringify({ from, to, input: value.trim(), result }), CACHE_HOUR);
+    return renderedJson(() => JSON.stringify({ from, to, input: value.trim(), result }), CACHE_HOUR);
   },
 };

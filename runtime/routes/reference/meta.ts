@@ -1,6 +1,6 @@
 // GET /v1/meta/data-version: what the snapshot was built from (all plans).
 import type { Operation } from '../types.js';
-import { CACHE_SHORT, jsonReply } from './common.js';
+import { CACHE_SHORT, renderedJson } from './common.js';
 
 export const dataVersion: Operation = {
   name: 'dataVersion',
@@ -16,6 +16,6 @@ export const dataVersion: Operation = {
       updatedAt: manifest.builtAt,
       recordCounts: manifest.recordCounts,
     };
-    return jsonReply(JSON.stringify(body), CACHE_SHORT);
+    return renderedJson(() => JSON.stringify(body), CACHE_SHORT);
   },
 };

@@ -7,7 +7,7 @@ import { parsedPhoneJson } from '../../render/phone.js';
 import { listParams, listParamSpecs, type ListParamOptions } from '../params.js';
 import { ApiError } from '../../contract/index.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, CISO_PATH, NO_STORE, jsonReply, notFound, pagedListReply, projectionOf } from './common.js';
+import { CACHE_DAY, CISO_PATH, NO_STORE, jsonReply, notFound, pagedListReply, projectionOf, renderedJson } from './common.js';
 
 const LIST: ListParamOptions = { sort: true };
 
@@ -94,6 +94,6 @@ export const phoneByCountry: Operation = {
     if (row < 0) throw notFound('Country not found.');
     const entry = ctx.engine.phoneEntryOfRow(row);
     if (!entry) throw notFound('No dial code available for this country.');
-    return jsonReply(serializeObject(projectionOf(PHONE_FIELDS, 'basic', params), entry), CACHE_DAY);
+    return renderedJson(() => serializeObject(projectionOf(PHONE_FIELDS, 'basic', params), entry), CACHE_DAY);
   },
 };

@@ -4,7 +4,7 @@ import { COUNTRY_FIELDS, REGION_FIELDS, SUBREGION_FIELDS } from '../../render/fi
 import { serializeObject } from '../../render/projection.js';
 import { listParams, listParamSpecs, pathSpec, type ListParamOptions } from '../params.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, jsonReply, listReply, notFound, pathId, projectionOf, withLocale } from './common.js';
+import { CACHE_DAY, renderedJson, listReply, notFound, pathId, projectionOf, withLocale } from './common.js';
 
 const LIST: ListParamOptions = { q: true, sort: true, localized: true };
 const DETAIL: ListParamOptions = { localized: true };
@@ -25,7 +25,6 @@ export const regionsList: Operation = {
     const params = listParams(ctx, REGION_FIELDS, tier, LIST);
     const regions = ctx.store.regions;
     return listReply(ctx, {
-      memoKey: 'regionsList',
       set: REGION_FIELDS,
       tier,
       params,
@@ -51,7 +50,7 @@ export const regionDetail: Operation = {
     const row = id === null ? -1 : ctx.store.regions.rowById(id);
     if (row < 0) throw notFound('Region not found.');
     const projection = projectionOf(REGION_FIELDS, tier, params);
-    return jsonReply(serializeObject(projection, withLocale(ctx.store.regions.record(row), projection, params.locale)), CACHE_DAY);
+    return renderedJson(() => serializeObject(projection, withLocale(ctx.store.regions.record(row), projection, params.locale)), CACHE_DAY);
   },
 };
 
@@ -70,7 +69,6 @@ export const regionSubregions: Operation = {
     const rows = ctx.engine.subregionRowsOfRegion(regionRow);
     const subregions = ctx.store.subregions;
     return listReply(ctx, {
-      memoKey: `regionSubregions|${regionRow}`,
       set: SUBREGION_FIELDS,
       tier,
       params,
@@ -96,7 +94,7 @@ export const subregionDetail: Operation = {
     const row = id === null ? -1 : ctx.store.subregions.rowById(id);
     if (row < 0) throw notFound('Subregion not found.');
     const projection = projectionOf(SUBREGION_FIELDS, tier, params);
-    return jsonReply(serializeObject(projection, withLocale(ctx.store.subregions.record(row), projection, params.locale)), CACHE_DAY);
+    return renderedJson(() => serializeObject(projection, withLocale(ctx.store.subregions.record(row), projection, params.locale)), CACHE_DAY);
   },
 };
 
@@ -115,7 +113,6 @@ export const subregionCountries: Operation = {
     const rows = ctx.engine.countryRowsOfSubregion(subregionRow);
     const countries = ctx.store.countries;
     return listReply(ctx, {
-      memoKey: `subregionCountries|${subregionRow}`,
       set: COUNTRY_FIELDS,
       tier,
       params,

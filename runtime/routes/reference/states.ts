@@ -3,8 +3,7 @@ import { STATE_FIELDS } from '../../render/fields.js';
 import { serializeObject } from '../../render/projection.js';
 import { listParams, listParamSpecs, type ListParamOptions } from '../params.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, CISO_PATH, SISO_PATH, cacheControlHeaders, jsonReply, listReply, notFound, projectionOf } from './common.js';
-import { memoizedReply } from './body-memo.js';
+import { CACHE_DAY, CISO_PATH, SISO_PATH, listReply, notFound, projectionOf, renderedJson } from './common.js';
 
 const LIST: ListParamOptions = { q: true, sort: true };
 const STATE_RESPONSE = { tierOf: 'tier', schemas: { basic: 'state.basic', coordinates: 'state.coordinates', full: 'state.full' } } as const;
@@ -20,7 +19,6 @@ export const statesAll: Operation = {
     const params = listParams(ctx, STATE_FIELDS, tier, LIST);
     const states = ctx.store.states;
     return listReply(ctx, {
-      memoKey: 'statesAll',
       set: STATE_FIELDS,
       tier,
       params,
@@ -49,7 +47,6 @@ export const countryStates: Operation = {
     if (end <= start) throw notFound('No States/Regions found.');
     const states = ctx.store.states;
     return listReply(ctx, {
-      memoKey: `countryStates|${countryRow}`,
       set: STATE_FIELDS,
       tier,
       params,
@@ -75,8 +72,6 @@ export const stateDetail: Operation = {
     const row = ctx.engine.stateRow(countryRow, ctx.params.siso ?? '');
     if (row < 0) throw notFound('No State/Region found.');
     const projection = projectionOf(STATE_FIELDS, tier, params);
-    const serialise = () => serializeObject(projection, ctx.store.states.record(row));
-    if (params.plain) return memoizedReply(ctx, `stateDetail|${row}|${projection.id}`, serialise, cacheControlHeaders(CACHE_DAY));
-    return jsonReply(serialise(), CACHE_DAY);
+    return renderedJson(() => serializeObject(projection, ctx.store.states.record(row)), CACHE_DAY);
   },
 };

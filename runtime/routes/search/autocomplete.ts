@@ -6,10 +6,9 @@ import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
 import { filterRows } from '../../engine/search/row-filter.js';
 import { roundScore } from '../../text/trigram.js';
 import { includeTranslationsParam, includeTranslationsSpec, localeParam, localeSpec } from '../params.js';
-import type { Operation, Reply, RequestContext } from '../types.js';
+import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, STATE_SPEC, stateFilter, TYPE_SPEC } from './params.js';
 import { countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
-import { cacheKey, searchCache, searchReply } from './shared.js';
 
 export const AUTOCOMPLETE_LIMIT_MAX = 50;
 export const AUTOCOMPLETE_LIMIT_DEFAULT = 10;
@@ -33,11 +32,23 @@ function handle(ctx: RequestContext): Reply {
   const entity = ENTITY_OF[type];
   const tier = tierFor(ctx.caller, entity);
 
-  const cache = searchCache(ctx.store, 'autocomplete');
-  const key = cacheKey([q.raw, type, country, state, limit, tier, locale, includeTranslations]);
-  const cached = cache.get(key);
-  if (cached !== undefined) return searchReply(cached, true);
+  // Rendered on demand: the HTTP layer's response cache answers repeated requests.
+  return rendered(() => render(ctx, { q, entity, type, country, state, limit, locale, includeTranslations, tier }));
+}
 
+interface AutocompleteInputs {
+  q: { raw: string; key: string };
+  entity: SearchEntity;
+  type: string;
+  country: string | null;
+  state: string | null;
+  limit: number;
+  locale: string | null;
+  includeTranslations: boolean;
+  tier: ReturnType<typeof tierFor>;
+}
+
+function render(ctx: RequestContext, { q, entity, type, country, state, limit, locale, includeTranslations, tier }: AutocompleteInputs): string {
   const hits = autocompleteSearch(ctx.engine.search.indexes(entity), { q: q.raw, key: q.key, rows: filterRows(ctx.store, entity, country, state), limit });
   const extra = locale === null ? [...FORCED[entity], ...ADDITIONS] : [...FORCED[entity], ...ADDITIONS, 'localized_name', 'matched_locale'];
   const projection = searchProjection(entity, tier, includeTranslations, extra);
@@ -67,9 +78,7 @@ function handle(ctx: RequestContext): Reply {
     }
     return serializeObject(projection, item);
   });
-  const body = jsonArray(items);
-  cache.set(key, body);
-  return searchReply(body, false);
+  return jsonArray(items);
 }
 
 export const autocompleteOperation: Operation = {

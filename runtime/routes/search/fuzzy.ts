@@ -5,10 +5,9 @@ import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
 import { filterRows } from '../../engine/search/row-filter.js';
 import { fuzzySearch } from '../../engine/search/fuzzy.js';
 import { roundScore } from '../../text/trigram.js';
-import type { Operation, Reply, RequestContext } from '../types.js';
+import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, THRESHOLD_SPEC, thresholdParam, TYPE_SPEC } from './params.js';
 import { countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
-import { cacheKey, searchCache, searchReply } from './shared.js';
 
 export const FUZZY_LIMIT_MAX = 50;
 export const FUZZY_LIMIT_DEFAULT = 10;
@@ -28,25 +27,21 @@ function handle(ctx: RequestContext): Reply {
   const entity = ENTITY_OF[type];
   const tier = tierFor(ctx.caller, entity);
 
-  const cache = searchCache(ctx.store, 'fuzzySearch');
-  const key = cacheKey([q.raw, type, country, limit, threshold, tier]);
-  const cached = cache.get(key);
-  if (cached !== undefined) return searchReply(cached, true);
-
-  const hits = fuzzySearch(ctx.engine.search.indexes(entity), { q: q.raw, threshold, rows: filterRows(ctx.store, entity, country, null), limit });
-  const projection = searchProjection(entity, tier, false, ADDITIONS[entity]);
-  const items = hits.map((hit) => {
-    const record = decodeRow(ctx.store, entity, hit.row);
-    const item = record as unknown as Record<string, unknown>;
-    if (entity !== 'countries') item.country_name = countryNameOfRow(ctx.store, entity, hit.row);
-    if (entity === 'cities') item.state_name = stateNameOfCityRow(ctx.store, hit.row);
-    item.match_score = roundScore(hit.score);
-    item.matched_alias = hit.nativeWins ? record.native : null;
-    return serializeObject(projection, item);
+  // Rendered on demand: the HTTP layer's response cache answers repeated requests.
+  return rendered(() => {
+    const hits = fuzzySearch(ctx.engine.search.indexes(entity), { q: q.raw, threshold, rows: filterRows(ctx.store, entity, country, null), limit });
+    const projection = searchProjection(entity, tier, false, ADDITIONS[entity]);
+    const items = hits.map((hit) => {
+      const record = decodeRow(ctx.store, entity, hit.row);
+      const item = record as unknown as Record<string, unknown>;
+      if (entity !== 'countries') item.country_name = countryNameOfRow(ctx.store, entity, hit.row);
+      if (entity === 'cities') item.state_name = stateNameOfCityRow(ctx.store, hit.row);
+      item.match_score = roundScore(hit.score);
+      item.matched_alias = hit.nativeWins ? record.native : null;
+      return serializeObject(projection, item);
+    });
+    return jsonArray(items);
   });
-  const body = jsonArray(items);
-  cache.set(key, body);
-  return searchReply(body, false);
 }
 
 export const fuzzySearchOperation: Operation = {

@@ -7,13 +7,12 @@ import { nearbySearch, roundKm } from '../../engine/search/nearby.js';
 import { filterRows } from '../../engine/search/row-filter.js';
 import type { CityRecord } from '../../format/model.js';
 import { includeTranslationsParam, includeTranslationsSpec, localeParam, localeSpec } from '../params.js';
-import type { Operation, Reply, RequestContext } from '../types.js';
+import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import {
   coordinateParam, COUNTRY_SPEC, countryFilter, KIND_SPEC, kindFilter, LAT_SPEC, limitParam, limitSpec, LNG_SPEC, MIN_POPULATION_SPEC, minPopulationParam,
   RADIUS_SPEC, radiusParam, searchType, STATE_SPEC, stateFilter, TYPE_SPEC,
 } from './params.js';
 import { addLocalizedName, countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
-import { cacheKey, searchCache, searchReply } from './shared.js';
 
 export const NEARBY_LIMIT_MAX = 100;
 export const NEARBY_LIMIT_DEFAULT = 20;
@@ -40,11 +39,27 @@ function handle(ctx: RequestContext): Reply {
   const entity = ENTITY_OF[type];
   const tier = tierFor(ctx.caller, entity);
 
-  const cache = searchCache(ctx.store, 'nearbySearch');
-  const key = cacheKey([lat, lng, type, country, state, kind, minPopulation, radiusKm, limit, tier, locale, includeTranslations]);
-  const cached = cache.get(key);
-  if (cached !== undefined) return searchReply(cached, true);
+  // Rendered on demand: the HTTP layer's response cache answers repeated requests.
+  return rendered(() => render(ctx, { lat, lng, entity, country, state, kind, minPopulation, radiusKm, limit, locale, includeTranslations, tier }));
+}
 
+interface NearbyInputs {
+  lat: number;
+  lng: number;
+  entity: SearchEntity;
+  country: string | null;
+  state: string | null;
+  kind: ReturnType<typeof kindFilter>;
+  minPopulation: number;
+  radiusKm: number;
+  limit: number;
+  locale: string | null;
+  includeTranslations: boolean;
+  tier: ReturnType<typeof tierFor>;
+}
+
+function render(ctx: RequestContext, inputs: NearbyInputs): string {
+  const { lat, lng, entity, country, state, kind, minPopulation, radiusKm, limit, locale, includeTranslations, tier } = inputs;
   const context = ctx.engine.search;
   const indexes = context.indexes(entity);
   const rows = filterRows(ctx.store, entity, country, state);
@@ -79,8 +94,7 @@ function handle(ctx: RequestContext): Reply {
       }),
     );
   }
-  cache.set(key, body);
-  return searchReply(body, false);
+  return body;
 }
 
 export const nearbySearchOperation: Operation = {

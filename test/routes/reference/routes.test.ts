@@ -1,11 +1,10 @@
-// Operation handlers called directly: q filters against a brute-force oracle, the body memo.
+// Operation handlers called directly: q filters against a brute-force oracle, rendered replies.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { referenceOperations } from '../../../runtime/routes/reference/index.js';
-import { BodyMemo, bodyMemo } from '../../../runtime/routes/reference/body-memo.js';
 import { matchKey } from '../../../runtime/text/normalise.js';
 import type { Store } from '../../../runtime/store/types.js';
-import { call } from './support/context.js';
+import { call, contextFor } from './support/context.js';
 import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../../support/snapshots.js';
 
 const op = Object.fromEntries(referenceOperations.map((o) => [o.name, o]));
@@ -39,43 +38,14 @@ describe('q filter', () => {
   });
 });
 
-describe('body memo', () => {
-  it('serialises a default list once and serves the same bytes again', () => {
+describe('rendered replies', () => {
+  it('render default lists and details on demand, the same text every time (the HTTP layer caches them)', () => {
     const { store } = fixtureSnapshot();
-    const first = call(store, op.statesAll!, { plan: 'business' });
-    const second = call(store, op.statesAll!, { plan: 'business' });
-    assert.ok(first.reply!.body instanceof Uint8Array);
-    assert.equal(first.reply!.body, second.reply!.body);
-    assert.ok(bodyMemo(store).size >= 1);
-  });
-
-  it('prepares only the compressed variants the client accepts', () => {
-    const { store } = fixtureSnapshot();
-    const plain = call(store, op.countriesList!, { plan: 'business' });
-    assert.equal(plain.reply!.gzip, undefined);
-    const br = call(store, op.countriesList!, { plan: 'business', headers: { 'accept-encoding': 'br' } });
-    assert.ok(br.reply!.br);
-    assert.equal(br.reply!.gzip, undefined);
-  });
-
-  it('evicts the least recently used entries beyond its byte budget', () => {
-    const memo = new BodyMemo(3000);
-    memo.entry('a', () => 'a'.repeat(1000));
-    memo.entry('b', () => 'b'.repeat(1000));
-    memo.entry('a', () => 'unused');
-    memo.entry('c', () => 'c'.repeat(1500));
-    assert.equal(memo.size, 2);
-    assert.ok(memo.bytes <= 3000);
-    let rebuilt = false;
-    memo.entry('b', () => {
-      rebuilt = true;
-      return 'b';
-    });
-    assert.equal(rebuilt, true);
-  });
-
-  it('keeps one entry larger than the budget rather than failing', () => {
-    const memo = new BodyMemo(10);
-    assert.equal(memo.entry('big', () => 'x'.repeat(100)).body.byteLength, 100);
+    for (const [name, params] of [['statesAll', {}], ['countriesList', {}], ['countryDetail', { ciso: 'US' }], ['stateDetail', { ciso: 'US', siso: 'CA' }]] as const) {
+      const reply = op[name]!.handle(contextFor(store, op[name]!, { plan: 'business', params }));
+      assert.equal(reply.status, 200);
+      assert.ok('render' in reply, `${name} renders on demand`);
+      assert.equal(reply.render(), reply.render(), name);
+    }
   });
 });

@@ -9,7 +9,7 @@ import AjvModule from 'ajv';
 import { buildSnapshot } from '../../../build-index/build.js';
 import { searchOperations } from '../../../runtime/routes/search/index.js';
 import { ApiError, type PlanName } from '../../../runtime/contract/index.js';
-import { type Operation } from '../../../runtime/routes/types.js';
+import { bodyOf, type Operation } from '../../../runtime/routes/types.js';
 import { loadStore } from '../../../runtime/store/index.js';
 import type { Store } from '../../../runtime/store/types.js';
 import { contextFor } from '../reference/support/context.js';
@@ -65,7 +65,7 @@ export function call(store: Store, name: 'autocomplete' | 'fuzzySearch' | 'nearb
   const op = operation(name);
   try {
     const reply = op.handle(contextFor(store, op, { plan, query }));
-    return { status: reply.status, body: JSON.parse(String(reply.body)), headers: reply.headers ?? {} };
+    return { status: reply.status, body: JSON.parse(String(bodyOf(reply))), headers: reply.headers ?? {} };
   } catch (error) {
     if (error instanceof ApiError) return { status: error.status, body: { message: error.message, details: error.details }, headers: {} };
     throw error;

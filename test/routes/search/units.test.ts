@@ -4,7 +4,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { distance as geokdbushDistance } from 'geokdbush';
-import { BodyCache } from '../../../runtime/engine/search/body-cache.js';
 import { CITY_TYPE_KINDS, cityKind } from '../../../runtime/engine/search/city-kind.js';
 import { roundKm } from '../../../runtime/engine/search/nearby.js';
 import { distanceKm, EARTH_RADIUS_KM } from '../../../runtime/indexes/geo-index.js';
@@ -84,33 +83,6 @@ describe('city kind', () => {
     }
     const unmapped = [...seen].filter((type) => !Object.hasOwn(CITY_TYPE_KINDS, type));
     assert.deepEqual(unmapped, [], 'type values without a kind');
-  });
-});
-
-describe('body cache', () => {
-  test('evicts the least recently used body first', () => {
-    const cache = new BodyCache({ maxEntries: 2, maxChars: 1000 });
-    cache.set('a', 'A');
-    cache.set('b', 'B');
-    assert.equal(cache.get('a'), 'A'); // a is now the most recent
-    cache.set('c', 'C');
-    assert.equal(cache.get('b'), undefined);
-    assert.equal(cache.get('a'), 'A');
-    assert.equal(cache.get('c'), 'C');
-    assert.equal(cache.size, 2);
-  });
-
-  test('stays within its character budget and never stores an oversized body', () => {
-    const cache = new BodyCache({ maxEntries: 100, maxChars: 10 });
-    cache.set('a', '12345');
-    cache.set('b', '12345');
-    cache.set('c', '123');
-    assert.ok(cache.totalChars <= 10);
-    assert.equal(cache.get('a'), undefined);
-    cache.set('huge', 'x'.repeat(11));
-    assert.equal(cache.get('huge'), undefined);
-    cache.set('b', '1'); // replacing an entry adjusts the budget
-    assert.equal(cache.totalChars, 4);
   });
 });
 

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { usageReportOf } from '../../../../runtime/access/usage.js';
 import { engineFor } from '../../../../runtime/engine/index.js';
 import { ApiError, type Caller, type PlanName, type Tier } from '../../../../runtime/contract/index.js';
-import { type Operation, type Reply, type RequestContext } from '../../../../runtime/routes/types.js';
+import { bodyOf, type BodyReply, type Operation, type RequestContext } from '../../../../runtime/routes/types.js';
 import type { Store } from '../../../../runtime/store/types.js';
 
 interface PolicyFile {
@@ -66,7 +66,8 @@ export function contextFor(store: Store, operation: Operation, options: CallOpti
 export interface Called {
   status: number;
   body: unknown;
-  reply?: Reply;
+  /** The reply with its body rendered (a RenderedReply's render() called once). */
+  reply?: BodyReply;
   error?: ApiError;
 }
 
@@ -76,7 +77,9 @@ export function call(store: Store, operation: Operation, options: CallOptions = 
   try {
     const gate = policy.operations[operation.name]?.feature;
     if (gate) ctx.requireFeature(gate);
-    const reply = operation.handle(ctx);
+    const handled = operation.handle(ctx);
+    const reply: BodyReply = { status: handled.status, body: bodyOf(handled) };
+    if (handled.headers !== undefined) reply.headers = handled.headers;
     const text = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString('utf8');
     return { status: reply.status, body: text === '' ? null : JSON.parse(text), reply };
   } catch (err) {

@@ -1,0 +1,261 @@
+// The one response cache of a worker, and the prepared bodies it holds.
+//
+// A PreparedBody is a body ready to send: UTF-8 bytes, a strong ETag computed once, and its gzip
+// and brotli variants, each compressed once on first demand (with an ETag of its own, see
+// variantEtag). The ResponseCache maps a response key (responseKey: operation, path parameters,
+// canonical query, the caller's field tiers, the silently honoured features) to prepared bodies,
+// bounded by one budget in bytes (bodies, variants and keys), least recently used out first, with
+// an optional age limit per entry. It belongs to the store it was filled from: a new snapshot gets
+// a new cache (runtime/http/app.ts, StoreState). Counters (hits, misses, …) are public for metrics.
+import { createHash } from 'node:crypto';
+import { compress, type Encoding } from './encoding.js';
+
+/** Default budget of a worker's response cache (GEOAPI_RESPONSE_CACHE_MB). */
+export const DEFAULT_RESPONSE_CACHE_BYTES = 128 * 1024 * 1024;
+
+/** A strong ETag: SHA-1 (base64url, 27 characters) of the parts, quoted. */
+export function strongEtag(...parts: readonly (string | Uint8Array)[]): string {
+  const hash = createHash('sha1');
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) hash.update('\u0000');
+    hash.update(parts[i]!);
+  }
+  return `"${hash.digest('base64url')}"`;
+}
+
+/**
+ * The ETag of a content-coded variant. Strong validators must differ whenever the bytes sent
+ * differ (RFC 9110 §8.8.3), and a content coding changes them: the gzip and br representations
+ * each get their own strong tag, derived from the identity one.
+ */
+export function variantEtag(identityEtag: string, encoding: 'br' | 'gzip'): string {
+  return strongEtag(identityEtag, encoding);
+}
+
+/**
+ * If-None-Match: `*`, or a comma-separated list of entity tags compared weakly (RFC 9110
+ * §13.1.2: `W/"x"` matches `"x"`) with the ETag of the representation selected for this request.
+ */
+export function ifNoneMatchHits(header: string, etag: string): boolean {
+  const value = header.trim();
+  if (value === '') return false;
+  if (value === '*') return true;
+  for (const part of value.split(',')) {
+    const tag = part.trim();
+    if ((tag.startsWith('W/') ? tag.slice(2) : tag) === etag) return true;
+  }
+  return false;
+}
+
+interface Variant {
+  bytes: Uint8Array;
+  etag: string | null;
+}
+
+/** A body ready to send in any coding the client accepts; variants are compressed once each. */
+export class PreparedBody {
+  private br: Variant | undefined;
+  private gzip: Variant | undefined;
+  /** Told the size of each variant added (the cache's byte accounting). */
+  onGrow: ((bytes: number) => void) | null = null;
+
+  constructor(
+    /** The identity body: UTF-8 bytes when cached, the handler's string for a one-off answer. */
+    readonly identity: string | Uint8Array,
+    /** Strong ETag of the identity body, or null for an answer without a validator (no-store). */
+    readonly etag: string | null,
+  ) {}
+
+  get length(): number {
+    return typeof this.identity === 'string' ? this.identity.length : this.identity.byteLength;
+  }
+
+  /** The bytes (or text) to send for `encoding` (null: identity). */
+  body(encoding: Encoding): string | Uint8Array {
+    return encoding === null ? this.identity : this.variant(encoding).bytes;
+  }
+
+  /** The ETag of the representation in `encoding`, or null when this body has none. */
+  etagOf(encoding: Encoding): string | null {
+    return encoding === null ? this.etag : this.variant(encoding).etag;
+  }
+
+  private variant(encoding: 'br' | 'gzip'): Variant {
+    let variant = encoding === 'br' ? this.br : this.gzip;
+    if (variant === undefined) {
+      variant = { bytes: compress(this.identity, encoding), etag: this.etag === null ? null : variantEtag(this.etag, encoding) };
+      if (encoding === 'br') this.br = variant;
+      else this.gzip = variant;
+      this.onGrow?.(variant.bytes.byteLength + (variant.etag?.length ?? 0));
+    }
+    return variant;
+  }
+}
+
+/** What a response is keyed by: everything its body may depend on, joined unambiguously. */
+export interface ResponseKeyParts {
+  operation: string;
+  /** Path parameter values in the route's order, percent-decoded. */
+  params: readonly string[];
+  query: ReadonlyMap<string, string>;
+  tier: string;
+  countryTier: string;
+  /** The answers the handler got from hasFeature (silently honoured parameters), e.g. `localization=1`. */
+  honoured: string;
+}
+
+// Separators: the query parser and the path decoder refuse control characters, so these cannot
+// occur inside a value.
+const SEP = '\u0000';
+const PAIR = '\u0001';
+
+/** The cache key (and ETag input) of a response: operation, path values, canonical query (names sorted), tiers, honoured features. */
+export function responseKey(parts: ResponseKeyParts): string {
+  let key = parts.operation + SEP + parts.params.join(SEP) + SEP;
+  const { query } = parts;
+  if (query.size > 0) {
+    const names = [...query.keys()].sort();
+    for (const name of names) key += name + PAIR + query.get(name)! + PAIR;
+  }
+  return key + SEP + parts.tier + SEP + parts.countryTier + SEP + parts.honoured;
+}
+
+interface Entry {
+  prepared: PreparedBody;
+  /** Cache clock at the last use: a hit only writes this (no Map reordering per request). */
+  usedAt: number;
+  expiresAtMs: number;
+  bytes: number;
+}
+
+/** Bookkeeping per entry beyond its bytes (Map slot, objects): keeps many tiny answers bounded too. */
+const ENTRY_OVERHEAD_BYTES = 200;
+/** An eviction frees down to this share of the budget, so that a full cache does not sort on every insert. */
+const EVICT_TO = 7 / 8;
+
+export interface ResponseCacheStats {
+  budgetBytes: number;
+  bytes: number;
+  entries: number;
+  hits: number;
+  misses: number;
+  /** Entries dropped to stay within the budget. */
+  evictions: number;
+  /** Entries dropped because they were older than their age limit. */
+  expirations: number;
+  /** Bodies rendered but not kept (larger than the whole budget, or the cache is off). */
+  notKept: number;
+}
+
+export class ResponseCache {
+  private readonly entries = new Map<string, Entry>();
+  private heldBytes = 0;
+  private clock = 0;
+  hits = 0;
+  misses = 0;
+  evictions = 0;
+  expirations = 0;
+  notKept = 0;
+
+  /** `budgetBytes` 0 turns the cache off (every answer rendered, a MISS). `dataVersion` goes into every ETag. */
+  constructor(
+    readonly budgetBytes: number,
+    readonly dataVersion: string,
+  ) {
+    if (!(budgetBytes >= 0)) throw new RangeError(`response cache budget must be 0 or more bytes, found ${budgetBytes}`);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get bytes(): number {
+    return this.heldBytes;
+  }
+
+  /** Share of lookups answered from the cache (0 before any). */
+  get hitRatio(): number {
+    const lookups = this.hits + this.misses;
+    return lookups === 0 ? 0 : this.hits / lookups;
+  }
+
+  stats(): ResponseCacheStats {
+    return {
+      budgetBytes: this.budgetBytes,
+      bytes: this.heldBytes,
+      entries: this.entries.size,
+      hits: this.hits,
+      misses: this.misses,
+      evictions: this.evictions,
+      expirations: this.expirations,
+      notKept: this.notKept,
+    };
+  }
+
+  /** The prepared body for `key` if held and not older than its age limit (counts a hit or a miss). */
+  get(key: string, nowMs: number): PreparedBody | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    if (entry.expiresAtMs <= nowMs) {
+      this.drop(key, entry);
+      this.expirations++;
+      this.misses++;
+      return undefined;
+    }
+    entry.usedAt = ++this.clock;
+    this.hits++;
+    return entry.prepared;
+  }
+
+  /** Prepares `body` (bytes and ETag, computed once here) and keeps it under `key` until `expiresAtMs`. */
+  insert(key: string, body: string, expiresAtMs: number = Infinity): PreparedBody {
+    const bytes = Buffer.from(body, 'utf8');
+    const prepared = new PreparedBody(bytes, strongEtag(key, this.dataVersion, body));
+    const size = bytes.byteLength + key.length + prepared.etag!.length + ENTRY_OVERHEAD_BYTES;
+    if (size > this.budgetBytes) {
+      this.notKept++;
+      return prepared;
+    }
+    const old = this.entries.get(key);
+    if (old !== undefined) this.drop(key, old);
+    const entry: Entry = { prepared, usedAt: ++this.clock, expiresAtMs, bytes: size };
+    this.entries.set(key, entry);
+    prepared.onGrow = (grown) => {
+      // Still held? (An evicted body can still be compressed for the request that holds it.)
+      if (this.entries.get(key) !== entry) return;
+      entry.bytes += grown;
+      this.heldBytes += grown;
+      this.evictBeyondBudget(entry);
+    };
+    this.heldBytes += size;
+    this.evictBeyondBudget(entry);
+    return prepared;
+  }
+
+  /** Drops every entry (counters stay). */
+  clear(): void {
+    this.entries.clear();
+    this.heldBytes = 0;
+  }
+
+  private drop(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.heldBytes -= entry.bytes;
+  }
+
+  /** Least recently used first, down to 7/8 of the budget; never `keep` (the entry being served). */
+  private evictBeyondBudget(keep: Entry): void {
+    if (this.heldBytes <= this.budgetBytes) return;
+    const byAge = [...this.entries].sort((a, b) => a[1].usedAt - b[1].usedAt);
+    const target = this.budgetBytes * EVICT_TO;
+    for (const [key, entry] of byAge) {
+      if (this.heldBytes <= target) break;
+      if (entry === keep) continue;
+      this.drop(key, entry);
+      this.evictions++;
+    }
+  }
+}

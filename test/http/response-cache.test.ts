@@ -1,0 +1,184 @@
+// The HTTP layer's one response cache and one negotiation, as units: Accept-Encoding with
+// q-values, prepared bodies (variants and their ETags built once), the byte budget and its
+// eviction, age limits, the counters a metrics reader gets, the response key, If-None-Match.
+import assert from 'node:assert/strict';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { describe, it } from 'node:test';
+import { negotiateEncoding } from '../../runtime/http/encoding.js';
+import { ifNoneMatchHits, PreparedBody, ResponseCache, responseKey, strongEtag, type ResponseKeyParts } from '../../runtime/http/response-cache.js';
+
+describe('Accept-Encoding negotiation', () => {
+  it('honours q-values: q=0 is "not acceptable", the higher weight wins, br on a tie', () => {
+    const cases: [string, 'br' | 'gzip' | null][] = [
+      ['', null],
+      ['gzip', 'gzip'],
+      ['GZIP', 'gzip'],
+      ['x-gzip', 'gzip'],
+      ['br', 'br'],
+      ['gzip, deflate, br', 'br'],
+      ['br, gzip', 'br'],
+      ['br;q=0, gzip', 'gzip'],
+      ['br; q=0.000, gzip', 'gzip'],
+      ['br;q=0.0000, gzip', 'gzip'],
+      ['gzip, br;q=0', 'gzip'],
+      ['gzip;q=0', null],
+      ['gzip;q=0.5, br;q=0.8', 'br'],
+      ['gzip;q=0.8, br;q=0.5', 'gzip'],
+      ['br;q=abc, gzip', 'gzip'],
+      ['deflate', null],
+      ['compress, deflate', null],
+    ];
+    for (const [header, expected] of cases) assert.equal(negotiateEncoding(header), expected, JSON.stringify(header));
+  });
+
+  it('reads * as every coding not named, and falls back to identity when nothing else is acceptable', () => {
+    const cases: [string, 'br' | 'gzip' | null][] = [
+      ['*', 'br'],
+      ['*;q=0', null],
+      ['*;q=0.5, br;q=0', 'gzip'],
+      ['gzip;q=0, *', 'br'],
+      ['identity', null],
+      ['identity;q=0', null],
+      ['identity;q=0, *;q=0', null],
+      ['identity, gzip;q=0.5', null],
+      ['identity;q=0.5, gzip', 'gzip'],
+      ['identity, gzip', 'gzip'],
+    ];
+    for (const [header, expected] of cases) assert.equal(negotiateEncoding(header), expected, JSON.stringify(header));
+  });
+});
+
+const BIG = JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ id: i, name: `Place ${i}` })));
+
+describe('prepared bodies', () => {
+  it('compress each coding once, and give each coding its own strong ETag', () => {
+    const prepared = new PreparedBody(Buffer.from(BIG), '"identity"');
+    let grown = 0;
+    prepared.onGrow = (bytes) => (grown += bytes);
+    const gzip = prepared.body('gzip');
+    assert.equal(prepared.body('gzip'), gzip, 'the same bytes the second time');
+    assert.equal(gunzipSync(gzip as Uint8Array).toString(), BIG);
+    assert.equal(brotliDecompressSync(prepared.body('br') as Uint8Array).toString(), BIG);
+    const tags = [prepared.etagOf(null), prepared.etagOf('gzip'), prepared.etagOf('br')];
+    assert.equal(new Set(tags).size, 3);
+    for (const tag of tags) assert.match(String(tag), /^"[^"]+"$/);
+    assert.equal(prepared.etagOf('gzip'), new PreparedBody(BIG, '"identity"').etagOf('gzip'), 'derived, so every thread agrees');
+    assert.ok(grown > 0 && grown < BIG.length, 'the variants were reported once');
+    const before = grown;
+    prepared.body('br');
+    assert.equal(grown, before);
+  });
+
+  it('have no ETag when made without one (no-store answers)', () => {
+    const prepared = new PreparedBody(BIG, null);
+    assert.equal(prepared.etagOf(null), null);
+    assert.equal(prepared.etagOf('gzip'), null);
+  });
+});
+
+describe('the response cache', () => {
+  it('stays within its byte budget, evicting the least recently used first, and counts what it did', () => {
+    const budget = 20_000;
+    const cache = new ResponseCache(budget, 'v1');
+    cache.insert('keep', 'k'.repeat(1000));
+    for (let i = 0; i < 100; i++) {
+      cache.insert(`k${i}`, 'x'.repeat(1000));
+      assert.ok(cache.get('keep', 0), `the entry in use survives (${i})`);
+      assert.ok(cache.bytes <= budget, `bytes ${cache.bytes} within the budget after insert ${i}`);
+    }
+    assert.ok(cache.evictions > 0);
+    assert.equal(cache.get('k0', 0), undefined, 'the oldest unused went first');
+    assert.ok(cache.get('k99', 0));
+    const stats = cache.stats();
+    assert.equal(stats.budgetBytes, budget);
+    assert.equal(stats.entries, cache.size);
+    assert.equal(stats.hits, 101);
+    assert.equal(stats.misses, 1);
+    assert.ok(cache.hitRatio > 0.98 && cache.hitRatio < 1);
+  });
+
+  it('counts compressed variants in the budget', () => {
+    const cache = new ResponseCache(1_000_000, 'v1');
+    const prepared = cache.insert('big', BIG);
+    const before = cache.bytes;
+    prepared.body('gzip');
+    assert.ok(cache.bytes > before);
+    cache.clear();
+    assert.equal(cache.bytes, 0);
+    prepared.body('br'); // an evicted body can still be sent; the cache no longer counts it
+    assert.equal(cache.bytes, 0);
+  });
+
+  it('never keeps a body larger than the whole budget, and keeps nothing with a budget of 0', () => {
+    const small = new ResponseCache(500, 'v1');
+    const prepared = small.insert('huge', 'x'.repeat(1000));
+    assert.equal(prepared.length, 1000);
+    assert.equal(small.get('huge', 0), undefined);
+    assert.equal(small.notKept, 1);
+    const off = new ResponseCache(0, 'v1');
+    off.insert('a', '{}');
+    assert.equal(off.get('a', 0), undefined);
+    assert.equal(off.size, 0);
+    assert.throws(() => new ResponseCache(-1, 'v1'), /budget must be 0 or more bytes, found -1/);
+  });
+
+  it('serves an entry until its age limit', () => {
+    const cache = new ResponseCache(1 << 20, 'v1');
+    cache.insert('a', '{}', 1000);
+    assert.ok(cache.get('a', 999));
+    assert.equal(cache.get('a', 1000), undefined);
+    assert.equal(cache.expirations, 1);
+    assert.equal(cache.size, 0);
+    assert.equal(cache.bytes, 0);
+  });
+
+  it('computes an ETag once at insert, from key, data version and body', () => {
+    const cache = new ResponseCache(1 << 20, 'v1');
+    const first = cache.insert('a', '{"x":1}');
+    assert.equal(cache.get('a', 0), first);
+    assert.equal(first.etag, strongEtag('a', 'v1', '{"x":1}'));
+    assert.match(String(first.etag), /^"[A-Za-z0-9_-]{27}"$/);
+    assert.notEqual(new ResponseCache(1 << 20, 'v2').insert('a', '{"x":1}').etag, first.etag, 'a new snapshot, a new ETag');
+    assert.notEqual(cache.insert('b', '{"x":1}').etag, first.etag, 'another request (e.g. another fields permutation), another ETag');
+  });
+});
+
+describe('the response key', () => {
+  const base: ResponseKeyParts = { operation: 'countriesList', params: [], query: new Map(), tier: 'basic', countryTier: 'basic', honoured: '' };
+
+  it('is the same whatever the order of the query parameters', () => {
+    const a = responseKey({ ...base, query: new Map([['fields', 'name'], ['sort', 'name']]) });
+    const b = responseKey({ ...base, query: new Map([['sort', 'name'], ['fields', 'name']]) });
+    assert.equal(a, b);
+  });
+
+  it('differs with anything that can change the body', () => {
+    const keys = [
+      responseKey(base),
+      responseKey({ ...base, operation: 'regionsList' }),
+      responseKey({ ...base, params: ['US'] }),
+      responseKey({ ...base, params: ['U', 'S'] }),
+      responseKey({ ...base, query: new Map([['fields', 'name']]) }),
+      responseKey({ ...base, query: new Map([['fields', 'name,iso2']]) }),
+      responseKey({ ...base, query: new Map([['sort', 'name:desc']]) }),
+      responseKey({ ...base, tier: 'full' }),
+      responseKey({ ...base, countryTier: 'full' }),
+      responseKey({ ...base, honoured: 'localization=1;' }),
+      responseKey({ ...base, honoured: 'localization=0;' }),
+    ];
+    assert.equal(new Set(keys).size, keys.length);
+  });
+});
+
+describe('If-None-Match', () => {
+  it('matches the exact tag, one of a list, the weak form, or *', () => {
+    const etag = '"abc"';
+    assert.equal(ifNoneMatchHits('', etag), false);
+    assert.equal(ifNoneMatchHits('"abc"', etag), true);
+    assert.equal(ifNoneMatchHits('"x", "abc"', etag), true);
+    assert.equal(ifNoneMatchHits('W/"abc"', etag), true);
+    assert.equal(ifNoneMatchHits('*', etag), true);
+    assert.equal(ifNoneMatchHits('"abd"', etag), false);
+    assert.equal(ifNoneMatchHits('abc', etag), false);
+  });
+});
