@@ -21,6 +21,8 @@ export const REQUIRED_SECTIONS: readonly string[] = [
   RELATIONS_SECTION,
   POSTCODE_KEYS_SECTION,
   POSTCODE_FILTERS_SECTION,
+  // Nearby postcodes and reverse lookup (runtime/engine/search/context.ts).
+  geoSection('postcodes'),
   // Search indexes of the named entities (runtime/engine/search/context.ts).
   ...NAMED_ENTITIES.flatMap((entity) => [geoSection(entity), prefixSection(entity), prefixTranslationsSection(entity), trigramSection(entity), trigramUnaccentSection(entity)]),
 ];

@@ -13,6 +13,7 @@ import type { Store } from '../../store/types.js';
 import { perStore } from '../per-store.js';
 import { cityKind, KIND_CODE } from './city-kind.js';
 import { unaccentedFieldsOf, type NameTrigrams } from './name-matches.js';
+import type { NearbyIndexes } from './nearby.js';
 
 /** The `type` parameter of the search operations. */
 export type SearchType = 'city' | 'state' | 'country';
@@ -37,6 +38,7 @@ export interface EntityIndexes extends NameTrigrams {
 
 export class SearchContext {
   private readonly entities = new Map<SearchEntity, EntityIndexes>();
+  private postcodes: NearbyIndexes | null = null;
   private kinds: Uint8Array | null = null;
 
   constructor(readonly store: Store) {}
@@ -67,6 +69,15 @@ export class SearchContext {
       this.entities.set(entity, opened);
     }
     return opened;
+  }
+
+  /** Nearby postcodes (`geo.postcodes`: rows with both coordinates) and postcode ids. */
+  postcodeGeo(): NearbyIndexes {
+    if (!this.postcodes) {
+      const table = this.store.postcodes;
+      this.postcodes = { geo: GeoIndex.from(this.store.section(geoSection('postcodes')), geoSection('postcodes')), idAt: (row: number) => table.idAt(row) };
+    }
+    return this.postcodes;
   }
 
   /**

@@ -1,6 +1,7 @@
 // GET /v1/search/nearby (Professional+, error shape B): places within a radius of a point,
-// nearest first by haversine distance (runtime/engine/search/nearby.ts).
-import { serializeObject } from '../../render/projection.js';
+// nearest first by haversine distance (runtime/engine/search/nearby.ts). type=postcode: postcodes
+// with coordinates (`geo.postcodes`), postcode record fields per tier plus distance_km.
+import { projectionFor, serializeObject } from '../../render/projection.js';
 import { cityKind, KIND_CODE } from '../../engine/search/city-kind.js';
 import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
 import { nearbySearch, roundKm } from '../../engine/search/nearby.js';
@@ -8,7 +9,10 @@ import { filterRows } from '../../engine/search/row-filter.js';
 import type { CityRecord } from '../../format/model.js';
 import { includeTranslationsParam, localeParam } from '../params.js';
 import type { Operation, Reply, RequestContext } from '../types.js';
-import { coordinateParam, countryFilter, kindFilter, limitParam, minPopulationParam, radiusParam, searchType, stateFilter } from './params.js';
+import { coordinateParam, countryFilter, kindFilter, limitParam, minPopulationParam, nearbyType, radiusParam, stateFilter } from './params.js';
+import { countryRowByIso2 } from '../../engine/countries.js';
+import { POSTCODE_FIELDS, toApiPostcode } from '../../render/postcodes.js';
+import type { Store } from '../../store/types.js';
 import { addLocalizedName, countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
 import { cacheKey, searchCache, searchReply } from './shared.js';
 
@@ -25,19 +29,28 @@ const ADDITIONS: Readonly<Record<SearchEntity, readonly string[]>> = {
 function handle(ctx: RequestContext): Reply {
   const lat = coordinateParam(ctx, 'lat', 90);
   const lng = coordinateParam(ctx, 'lng', 180);
-  const type = searchType(ctx);
+  const type = nearbyType(ctx);
   const country = countryFilter(ctx, type);
   const state = stateFilter(ctx, type, country);
   const kind = kindFilter(ctx, type);
-  const minPopulation = minPopulationParam(ctx);
+  const minPopulation = minPopulationParam(ctx, type);
   const radiusKm = radiusParam(ctx);
   const limit = limitParam(ctx, NEARBY_LIMIT_MAX, NEARBY_LIMIT_DEFAULT);
+  // Validated for every type; postcodes have no names to localise or translations to include.
   const locale = localeParam(ctx);
   const includeTranslations = includeTranslationsParam(ctx);
-  const entity = ENTITY_OF[type];
-  const tier = tierFor(ctx.caller, entity);
 
   const cache = searchCache(ctx.store, 'nearbySearch');
+  if (type === 'postcode') {
+    const key = cacheKey([lat, lng, type, country, radiusKm, limit, ctx.caller.tier]);
+    const cached = cache.get(key);
+    if (cached !== undefined) return searchReply(cached, true);
+    const body = nearbyPostcodesBody(ctx, lat, lng, country, radiusKm, limit);
+    cache.set(key, body);
+    return searchReply(body, false);
+  }
+  const entity = ENTITY_OF[type];
+  const tier = tierFor(ctx.caller, entity);
   const key = cacheKey([lat, lng, type, country, state, kind, minPopulation, radiusKm, limit, tier, locale, includeTranslations]);
   const cached = cache.get(key);
   if (cached !== undefined) return searchReply(cached, true);
@@ -78,6 +91,31 @@ function handle(ctx: RequestContext): Reply {
   }
   cache.set(key, body);
   return searchReply(body, false);
+}
+
+/** Postcode rows of a country (alpha-2) as a row predicate; null = every row; a never-true one for an unknown country. */
+export function postcodeCountryFilter(store: Store, country: string | null): ((row: number) => boolean) | null {
+  if (country === null) return null;
+  const countryRow = countryRowByIso2(store, country);
+  if (countryRow < 0) return () => false;
+  const start = store.relations.countryPostcodes.start[countryRow]!;
+  const end = store.relations.countryPostcodes.end[countryRow]!;
+  return (row: number) => row >= start && row < end;
+}
+
+/** type=postcode: postcode records for the caller's tier plus distance_km, nearest first. */
+function nearbyPostcodesBody(ctx: RequestContext, lat: number, lng: number, country: string | null, radiusKm: number, limit: number): string {
+  const store = ctx.store;
+  const filter = postcodeCountryFilter(store, country);
+  const hits = nearbySearch(ctx.engine.search.postcodeGeo(), { lat, lng, radiusKm, limit, filter });
+  const projection = projectionFor(POSTCODE_FIELDS, ctx.caller.tier, { extra: ['distance_km'] });
+  return jsonArray(
+    hits.map((hit) => {
+      const item = toApiPostcode(store.postcodes.record(hit.row)) as unknown as Record<string, unknown>;
+      item.distance_km = roundKm(hit.distanceKm);
+      return serializeObject(projection, item);
+    }),
+  );
 }
 
 export const nearbySearchOperation: Operation = {

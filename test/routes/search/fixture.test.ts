@@ -155,9 +155,10 @@ describe('fuzzy search on the fixture', () => {
   });
 
   test('matched_alias is the native name when it scores higher than the English name', () => {
+    // With unaccent (decisions.md) the English name scores 1 too: a tie, so the name wins.
     const list = items(call(store, 'fuzzySearch', { q: 'Los Ángeles' }));
     assert.equal(list[0]!.name, 'Los Angeles');
-    assert.equal(list[0]!.matched_alias, 'Los Ángeles');
+    assert.equal(list[0]!.matched_alias, null);
     assert.equal(list[0]!.match_score, 1);
     const brasil = items(call(store, 'fuzzySearch', { q: 'Brasil', type: 'country' }));
     assert.equal(brasil[0]!.name, 'Brazil');
