@@ -9,7 +9,7 @@ import { roundKm } from '../../../runtime/engine/search/nearby.js';
 import { distanceKm } from '../../../runtime/indexes/geo-index.js';
 import type { Store } from '../../../runtime/store/types.js';
 import { placesOf } from './oracles.js';
-import { call, fixtureStore, repoRoot, fullDatasetSkip, fullSnapshot, items, prng, validators } from './support.js';
+import { call, fixtureStore, repoRoot, startSearchServer, fullDatasetSkip, fullSnapshot, items, prng, validators } from './support.js';
 
 interface Located {
   count: number;
@@ -198,5 +198,34 @@ describe('nearby postcodes and reverse lookup on the fixture', () => {
     const policy = JSON.parse(readFileSync(join(repoRoot, 'data/policy.json'), 'utf8')) as { features: Record<string, string>; operations: Record<string, { feature: string }> };
     assert.equal(policy.operations.reverseLookup!.feature, 'reverseLookup');
     assert.equal(policy.features.reverseLookup, policy.features.nearbySearch);
+  });
+});
+
+describe('reverse lookup over HTTP (real server, fixture)', () => {
+  test('403 below Professional (feature reverseLookup), 200 with X-Cache, 404 and 400 in shape B', async () => {
+    const server = await startSearchServer();
+    try {
+      const f = fixtureStore();
+      const cities = placesOf(f, 'cities');
+      const row = [...cities.lat.keys()].find((r) => !Number.isNaN(cities.lat[r]!))!;
+      const path = `/v1/reverse?lat=${cities.lat[row]}&lng=${cities.lng[row]}`;
+      const forbidden = await server.get(path, { plan: 'supporter' });
+      assert.equal(forbidden.status, 403);
+      assert.equal(validators.errorB403(forbidden.json()), null);
+      assert.equal((forbidden.json() as { details: { feature: string } }).details.feature, 'reverseLookup');
+      const ok = await server.get(path, { plan: 'professional' });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.headers['x-cache'], 'MISS');
+      assert.equal(validators.reverseLookup(ok.json()), null);
+      assert.equal((await server.get(path, { plan: 'professional' })).headers['x-cache'], 'HIT');
+      const far = await server.get('/v1/reverse?lat=-60&lng=-140&radius=10', { plan: 'business' });
+      assert.equal(far.status, 404);
+      assert.deepEqual(far.json(), { status: 'error', message: 'No city within 10 km of the point.', details: { reason: 'nothing_within_radius', radius_km: 10 } });
+      const bad = await server.get('/v1/reverse?lat=91&lng=0', { plan: 'business' });
+      assert.equal(bad.status, 400);
+      assert.deepEqual(bad.json(), { status: 'error', message: 'Invalid query parameters: lat: lat must be between -90 and 90' });
+    } finally {
+      await server.close();
+    }
   });
 });
