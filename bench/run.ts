@@ -8,6 +8,7 @@ const SUITES: Record<string, { module: string; fn: string }> = {
   http: { module: './http.bench.js', fn: 'runHttpBench' },
   quota: { module: './quota.bench.js', fn: 'runQuotaBench' },
   typeahead: { module: './typeahead.bench.js', fn: 'runTypeaheadBench' },
+  typos: { module: './typos.bench.js', fn: 'runTyposBench' },
 };
 
 async function main(): Promise<void> {

@@ -229,8 +229,9 @@ export function bruteAutocomplete(places: Places, q: string, limit: number, filt
       for (const tk of places.translationKeys[row]!) if (tk.startsWith(key)) consider(tk === key ? 1 : keyBytes / utf8(tk), 'translation');
     }
     const [nameScore, nativeScore] = scoresOf(places, row, qt);
-    if (nameScore >= 0.3) consider(nameScore, 'name');
-    if (nativeScore >= 0.3) consider(nativeScore, 'native');
+    // Autocomplete's trigram candidates: similarity ≥ 0.2 (runtime/engine/search/README.md).
+    if (nameScore >= 0.2) consider(nameScore, 'name');
+    if (nativeScore >= 0.2) consider(nativeScore, 'native');
     if (best) found.push(best);
   }
   found.sort(
