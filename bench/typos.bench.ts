@@ -140,13 +140,18 @@ export async function runTyposBench(): Promise<void> {
     const engines = [await engineFrom(join(repoRoot, 'dist'), 'this build', snapshotDir)];
     if (process.env.GEOAPI_TYPO_BASELINE) engines.unshift(await engineFrom(resolve(process.env.GEOAPI_TYPO_BASELINE), `baseline (${process.env.GEOAPI_TYPO_BASELINE})`, snapshotDir));
     console.log(`${cases.length} queries: ${SAMPLE} cities (∝ prominence, seed 152) × 1 and 2 edits; top ${LIMIT}, type=city, fuzzy threshold 0.3`);
-    console.log('| build | operation | 1 edit | 2 edits | 2 edits, names of 4–6 chars | either op, 2 edits |');
-    console.log('|---|---|---|---|---|---|');
+    console.log('| build | operation | 1 edit | 2 edits | 2 edits, names of 4–6 chars | either op, 2 edits | engine mean (first pass, rough) |');
+    console.log('|---|---|---|---|---|---|---|');
     for (const engine of engines) {
       const hits = { autocomplete: new Set<Case>(), fuzzy: new Set<Case>() };
+      const micros = { autocomplete: 0, fuzzy: 0 };
       for (const c of cases) {
+        let t = performance.now();
         if (engine.autocomplete(c.q).includes(c.id)) hits.autocomplete.add(c);
+        micros.autocomplete += performance.now() - t;
+        t = performance.now();
         if (engine.fuzzy(c.q).includes(c.id)) hits.fuzzy.add(c);
+        micros.fuzzy += performance.now() - t;
       }
       const two = cases.filter((c) => c.edits === 2);
       const short = two.filter((c) => [...c.name].length >= 4 && [...c.name].length <= 6);
@@ -154,7 +159,7 @@ export async function runTyposBench(): Promise<void> {
       for (const op of ['autocomplete', 'fuzzy'] as const) {
         const found = (list: Case[]) => list.filter((c) => hits[op].has(c)).length;
         const one = cases.filter((c) => c.edits === 1);
-        console.log(`| ${engine.label} | ${op} | ${percent(found(one), one.length)} | ${percent(found(two), two.length)} | ${percent(found(short), short.length)} (${short.length}) | ${percent(either, two.length)} |`);
+        console.log(`| ${engine.label} | ${op} | ${percent(found(one), one.length)} | ${percent(found(two), two.length)} | ${percent(found(short), short.length)} (${short.length}) | ${percent(either, two.length)} | ${((1000 * micros[op]) / cases.length).toFixed(0)} µs |`);
       }
     }
   } finally {

@@ -46,10 +46,9 @@ export type NearbyType = SearchType | 'postcode';
 /** Nearby's `type`: city (default), state, country or postcode; case-insensitive. */
 export function nearbyType(ctx: RequestContext): NearbyType {
   const raw = ctx.query.get('type');
-  if (raw !== undefined && raw.trim().toLowerCase() === 'postcode') return 'postcode';
   if (raw === undefined) return 'city';
   const value = raw.trim().toLowerCase();
-  if (value === 'city' || value === 'state' || value === 'country') return value;
+  if (value === 'city' || value === 'state' || value === 'country' || value === 'postcode') return value;
   throw invalidParam('type', `must be one of city, state, country, postcode, found '${raw}'`);
 }
 
