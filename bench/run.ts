@@ -11,6 +11,7 @@ const SUITES: Record<string, { module: string; fn: string }> = {
   metrics: { module: './metrics.bench.js', fn: 'runMetricsBench' },
   typeahead: { module: './typeahead.bench.js', fn: 'runTypeaheadBench' },
   swap: { module: './swap.bench.js', fn: 'runSwapBench' },
+  typos: { module: './typos.bench.js', fn: 'runTyposBench' },
 };
 
 async function main(): Promise<void> {

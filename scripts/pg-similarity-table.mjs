@@ -6,7 +6,13 @@
 //                                                   ~1,500 (query, name) pairs drawn from the full
 //                                                   dataset (../shared/data/csc) with typo'd
 //                                                   queries, PG's similarity(), its 2-decimal
-//                                                   rounding, and show_trgm() for a subset.
+//                                                   rounding, and show_trgm() for a subset, then
+//                                                   what --unaccent adds.
+//   node scripts/pg-similarity-table.mjs --unaccent adds to the existing fixture (pairs kept):
+//                                                   accent edge pairs, and per pair
+//                                                   similarity(unaccent(q), unaccent(name)) and
+//                                                   the match_score (the higher of the two,
+//                                                   decisions.md) with its 2-decimal rounding.
 //   node scripts/pg-similarity-table.mjs --ctype    prints the character tables (word characters
 //                                                   and lower-case mapping of the server's
 //                                                   LC_CTYPE) in the encoding trigram.ts embeds.
@@ -229,12 +235,47 @@ function similarityTable() {
     pairs,
     showTrgm,
   };
+  addUnaccent(fixture);
   fs.mkdirSync(path.dirname(fixtureFile), { recursive: true });
   fs.writeFileSync(fixtureFile, JSON.stringify(fixture, null, 1) + '\n');
   console.log(`wrote ${pairs.length} pairs and ${showTrgm.length} show_trgm cases to ${path.relative(repoRoot, fixtureFile)} (PostgreSQL ${server.version}, LC_CTYPE ${server.lcCtype})`);
 }
 
-if (process.argv.includes('--ctype')) {
+// Accent cases for the unaccent half of match_score (decisions.md): typed without accents, with
+// other accents, letters unaccent rewrites (ß, Æ, Œ, Ł, ligatures), Cyrillic ё/й, Greek tonos.
+const UNACCENT_EDGE_CASES = [
+  ['Zurch', 'Zürich'], ['Zurich', 'Zürich'], ['Zûrich', 'Zürich'], ['Munchen', 'München'], ['Sao Paulo', 'São Paulo'],
+  ['Bogota', 'Bogotá'], ['Malmo', 'Malmö'], ['Strasse', 'Straße'], ['Aeroskobing', 'Ærøskøbing'], ['Lodz', 'Łódź'],
+  ['Oeuvre', 'Œuvre'], ['finland', 'ﬁnland'], ['Королев', 'Королёв'], ['Иошкар', 'Йошкар-Ола'], ['Αθηνα', 'Αθήνα'],
+  ['Hanoi', 'Hà Nội'], ['Ho Chi Minh', 'Thành phố Hồ Chí Minh'], ['Cote dIvoire', "Côte d'Ivoire"], ['Reykjavik', 'Reykjavík'],
+  ['Sa\u0303o Paulo', 'Sao Paulo'], ['Dusseldorf', 'Düsseldorf'], ['Kobenhavn', 'København'], ['Gdansk', 'Gdańsk'],
+];
+
+/** Adds the accent edge pairs (once) and, per pair, PostgreSQL's unaccent similarity and match_score. */
+function addUnaccent(fixture) {
+  psql('SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS unaccent;');
+  const known = new Set(fixture.pairs.map((p) => `${p.q}\u0000${p.name}`));
+  for (const [q, name] of UNACCENT_EDGE_CASES) if (!known.has(`${q}\u0000${name}`)) fixture.pairs.push({ q, name });
+  const values = fixture.pairs.map((p, i) => `(${i}, ${sqlString(p.q)}, ${sqlString(p.name)})`).join(',\n');
+  const rows = psql(
+    `SET extra_float_digits = 1;\nSELECT i, similarity(q, name), round(similarity(q, name)::numeric, 2), similarity(unaccent(q), unaccent(name)),
+       greatest(similarity(q, name), similarity(unaccent(q), unaccent(name))), round(greatest(similarity(q, name), similarity(unaccent(q), unaccent(name)))::numeric, 2)
+     FROM (VALUES ${values}) AS t(i, q, name) ORDER BY i;`,
+  );
+  for (const [i, sim, rounded, unaccented, score, scoreRounded] of rows) {
+    Object.assign(fixture.pairs[Number(i)], {
+      similarity: Number(sim), rounded: Number(rounded), unaccentSimilarity: Number(unaccented), matchScore: Number(score), matchScoreRounded: Number(scoreRounded),
+    });
+  }
+  fixture.about = 'PostgreSQL pg_trgm + unaccent ground truth for runtime/text/trigram.ts and unaccent.ts; regenerate with scripts/pg-similarity-table.mjs';
+}
+
+if (process.argv.includes('--unaccent')) {
+  const fixture = JSON.parse(fs.readFileSync(fixtureFile, 'utf8'));
+  addUnaccent(fixture);
+  fs.writeFileSync(fixtureFile, JSON.stringify(fixture, null, 1) + '\n');
+  console.log(`added unaccent scores to ${fixture.pairs.length} pairs in ${path.relative(repoRoot, fixtureFile)}`);
+} else if (process.argv.includes('--ctype')) {
   const server = serverFacts();
   const tables = ctypeTables();
   console.log(`// PostgreSQL ${server.version}, LC_CTYPE ${server.lcCtype}: ${tables.wordRanges} word ranges, ${tables.lowerRuns} lower-case runs`);

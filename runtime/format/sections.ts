@@ -49,6 +49,15 @@ export function trigramSection(entity: NamedEntity): string {
   return `trigram.${entity}`;
 }
 
+/**
+ * `trigram-ua.<entity>`: TrigramIndex over unaccent(name) and unaccent(native name) (PostgreSQL's
+ * unaccent, runtime/text/unaccent.ts), holding only the docs whose trigrams unaccent changes
+ * (build-index/sections/trigram.ts says which): the other half of match_score (decisions.md).
+ */
+export function trigramUnaccentSection(entity: NamedEntity): string {
+  return `trigram-ua.${entity}`;
+}
+
 /** `keys.postcodes`: StringTable of postcodeKey(code) in row order (runtime/indexes/string-table.ts). */
 export const POSTCODE_KEYS_SECTION = 'keys.postcodes';
 

@@ -13,6 +13,7 @@ import {
   recordsSection,
   RELATIONS_SECTION,
   trigramSection,
+  trigramUnaccentSection,
 } from '../format/sections.js';
 
 export const REQUIRED_SECTIONS: readonly string[] = [
@@ -20,8 +21,10 @@ export const REQUIRED_SECTIONS: readonly string[] = [
   RELATIONS_SECTION,
   POSTCODE_KEYS_SECTION,
   POSTCODE_FILTERS_SECTION,
+  // Nearby postcodes and reverse lookup (runtime/engine/search/context.ts).
+  geoSection('postcodes'),
   // Search indexes of the named entities (runtime/engine/search/context.ts).
-  ...NAMED_ENTITIES.flatMap((entity) => [geoSection(entity), prefixSection(entity), prefixTranslationsSection(entity), trigramSection(entity)]),
+  ...NAMED_ENTITIES.flatMap((entity) => [geoSection(entity), prefixSection(entity), prefixTranslationsSection(entity), trigramSection(entity), trigramUnaccentSection(entity)]),
 ];
 
 /** Required sections absent from `listed` (manifest section names), in REQUIRED_SECTIONS order. */

@@ -48,7 +48,7 @@ describe('data/policy.json', () => {
       phoneList: 'phoneDialCode/supporter', phoneParse: 'phoneDialCode/supporter', phoneByCountry: 'phoneDialCode/starter',
       isoCountry: 'isoLookup/starter', isoState: 'isoLookup/starter', isoConvert: 'isoLookup/starter',
       postcodeSearch: 'searchEndpoint/supporter',
-      autocomplete: 'autocomplete/supporter', fuzzySearch: 'fuzzySearch/professional', nearbySearch: 'nearbySearch/professional',
+      autocomplete: 'autocomplete/supporter', fuzzySearch: 'fuzzySearch/professional', nearbySearch: 'nearbySearch/professional', reverseLookup: 'reverseLookup/professional',
       changesList: 'changeFeed/business', usage: 'all',
     });
   });

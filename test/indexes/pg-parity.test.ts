@@ -8,8 +8,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { buildTrigramSections } from '../../build-index/sections/trigram.js';
+import { nameMatches, unaccentedFieldsOf } from '../../runtime/engine/search/name-matches.js';
+import type { NormalisedDataset } from '../../runtime/format/model.js';
+import { trigramSection, trigramUnaccentSection } from '../../runtime/format/sections.js';
 import { TrigramIndex, TrigramIndexBuilder } from '../../runtime/indexes/trigram-index.js';
 import { roundScore, showTrgm, similarity } from '../../runtime/text/trigram.js';
+import { matchSimilarity, unaccent } from '../../runtime/text/unaccent.js';
+import { UNACCENT_RULES } from '../../runtime/text/unaccent-rules.js';
 import { fullDatasetCities, ownBuffer, pick, prng, repoRoot, typo } from './helpers.js';
 
 interface Pair {
@@ -17,6 +23,10 @@ interface Pair {
   name: string;
   similarity: number;
   rounded: number;
+  /** similarity(unaccent(q), unaccent(name)); match_score = greatest of the two (decisions.md). */
+  unaccentSimilarity: number;
+  matchScore: number;
+  matchScoreRounded: number;
 }
 interface Fixture {
   postgres: { version: string; lcCtype: string; encoding: string };
@@ -61,6 +71,24 @@ describe('pg_trgm parity (committed PostgreSQL table)', () => {
       return ours === p.rounded ? null : `${JSON.stringify(p.q)} vs ${JSON.stringify(p.name)}: expected ${p.rounded}, found ${ours}`;
     });
     assert.deepEqual(bad, []);
+  });
+
+  it('gives the same match_score as greatest(similarity(q, name), similarity(unaccent(q), unaccent(name))), rounded the same', () => {
+    assert.ok(fixture.pairs.some((p) => p.q === 'Zurch' && p.name === 'Zürich' && p.matchScore > p.similarity), 'the table holds Zurch / Zürich');
+    const bad = mismatches(fixture.pairs, (p) => {
+      const unaccented = similarity(unaccent(p.q), unaccent(p.name));
+      const ours = matchSimilarity(p.q, p.name);
+      return unaccented === Math.fround(p.unaccentSimilarity) && ours === Math.fround(p.matchScore) && roundScore(ours) === p.matchScoreRounded
+        ? null
+        : `${JSON.stringify(p.q)} vs ${JSON.stringify(p.name)}: expected ${p.unaccentSimilarity}/${p.matchScore}/${p.matchScoreRounded}, found ${unaccented}/${ours}/${roundScore(ours)}`;
+    });
+    assert.deepEqual(bad, []);
+  });
+
+  it('embeds every rule of unaccent.rules with one code point per source', () => {
+    const items = UNACCENT_RULES.split('\n');
+    assert.ok(items.length >= 1600, `expected ≥ 1600 rules, found ${items.length}`);
+    assert.equal(unaccent('Zürich Łódź Ærø straße ﬁ'), 'Zurich Lodz AEro strasse fi');
   });
 
   it("lists the same trigrams as show_trgm(), hashed ones included, in PostgreSQL's order", () => {
@@ -167,6 +195,98 @@ describe('pg_trgm parity (live PostgreSQL via GEOAPI_TEST_PG_PORT)', { skip: liv
     const extra = [...ours.keys()].filter((k) => !server.has(k)).slice(0, 5);
     assert.deepEqual({ missing, extra }, { missing: [], extra: [] });
     for (const [key, score] of server) assert.equal(ours.get(key), Math.fround(score), key);
+  });
+
+  it("finds the same cities as WHERE greatest(similarity(q, text), similarity(unaccent(q), unaccent(text))) >= t, with the same scores", () => {
+    const cities = fullDatasetCities() ?? [{ name: 'Zürich', native: 'Zurich' }, { name: 'Москва', native: null }, { name: 'Łódź', native: null }];
+    const sections = buildTrigramSections({ countries: [], states: [], cities } as unknown as Pick<NormalisedDataset, 'countries' | 'states' | 'cities'>);
+    const trigram = TrigramIndex.from(ownBuffer(sections[trigramSection('cities')]!));
+    const trigramUnaccented = TrigramIndex.from(ownBuffer(sections[trigramUnaccentSection('cities')]!));
+    const indexes = { trigram, trigramUnaccented, unaccentedFields: unaccentedFieldsOf(trigramUnaccented, cities.length) };
+    const copyLines: string[] = [];
+    const escape = (text: string) => text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
+    cities.forEach((city, row) => {
+      copyLines.push(`${row}\t0\t${escape(city.name)}`);
+      if (city.native) copyLines.push(`${row}\t1\t${escape(city.native)}`);
+    });
+    const random = prng(47);
+    const accented = cities.filter((c) => /[^\x00-\x7f]/.test(c.name));
+    const queries = Array.from({ length: 16 }, (_, i) => {
+      const city = pick(random, accented.length > 0 ? accented : cities);
+      const stripped = city.name.normalize('NFD').replace(/\p{M}/gu, '');
+      const q = i % 4 === 0 ? 'Zurch' : i % 4 === 1 ? stripped : i % 4 === 2 ? typo(random, stripped) : typo(random, city.name);
+      return { q, t: [0.2, 0.3, 0.5, 0.8][i % 4]!, k: i % 2 === 0 ? 10 : 0 };
+    });
+    const sql = [
+      'SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS pg_trgm; CREATE EXTENSION IF NOT EXISTS unaccent; SET extra_float_digits = 1;',
+      'CREATE TEMP TABLE docs (row int, field int, text text);',
+      'COPY docs FROM STDIN;',
+      ...copyLines,
+      '\\.',
+      `SELECT i, row, field, greatest(similarity(q, text), similarity(unaccent(q), unaccent(text))) AS s FROM docs, (VALUES ${queries.map((x, i) => `(${i}, ${literal(x.q)}, ${x.t})`).join(', ')}) AS v(i, q, t)`,
+      '  WHERE greatest(similarity(q, text), similarity(unaccent(q), unaccent(text))) >= t ORDER BY i, row, field;',
+    ].join('\n');
+    // Per query: the best score of each row (what ranking reads), from the server and from us.
+    const serverRows = new Map<string, number>();
+    for (const [i, row, , score] of psql(sql)) {
+      const key = `${i}:${row}`;
+      serverRows.set(key, Math.max(serverRows.get(key) ?? -1, Math.fround(Number(score))));
+    }
+    assert.ok([...serverRows.keys()].some((k) => k.startsWith('0:')), 'PostgreSQL finds something for Zurch');
+    queries.forEach(({ q, t, k }, i) => {
+      const ours = new Map<number, number>();
+      const found = nameMatches(indexes, q, t, k > 0 ? { rowStart: 0, rowEnd: cities.length, k } : { rowStart: 0, rowEnd: cities.length });
+      for (let m = 0; m < found.count; m++) ours.set(found.rows[m]!, Math.max(ours.get(found.rows[m]!) ?? -1, found.scores[m]!));
+      const server = [...serverRows].filter(([key]) => key.startsWith(`${i}:`)).map(([key, score]) => [Number(key.split(':')[1]), score] as const);
+      if (k === 0) {
+        assert.deepEqual([...ours].sort((a, b) => a[0] - b[0]), server.sort((a, b) => a[0] - b[0]), `q=${q} t=${t}`);
+      } else {
+        // Top-k: every row scoring at least the server's k-th best row score, with its exact score.
+        const sorted = server.map(([, score]) => score).sort((a, b) => b - a);
+        const kth = sorted.length >= k ? sorted[k - 1]! : t;
+        for (const [row, score] of server) if (score >= kth) assert.equal(ours.get(row), score, `q=${q} row ${row}`);
+      }
+    });
+  });
+
+  it("unaccent()s every code point as the server's unaccent extension does", () => {
+    // Only the code points the server changes, as hex UTF-8 (some map to separators or quotes).
+    const rows = psql(
+      "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS unaccent; SELECT cp, encode(convert_to(unaccent(chr(cp)), 'UTF8'), 'hex') FROM generate_series(1, 1114111) cp WHERE cp NOT BETWEEN 55296 AND 57343 AND unaccent(chr(cp)) <> chr(cp) ORDER BY cp;",
+    );
+    const server = new Map(rows.map(([cp, hex]) => [Number(cp), Buffer.from(hex ?? '', 'hex').toString('utf8')]));
+    assert.ok(server.size > 1500, `expected the server to change > 1500 code points, found ${server.size}`);
+    const bad: string[] = [];
+    for (let cp = 1; cp <= 0x10ffff && bad.length < 10; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      const expected = server.get(cp) ?? ch;
+      const ours = unaccent(ch);
+      if (ours !== expected) bad.push(`U+${cp.toString(16)}: server ${JSON.stringify(expected)}, ours ${JSON.stringify(ours)}`);
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('gives the same match_score (with unaccent) for fresh accent-stripped and typo pairs from the full dataset', () => {
+    const cities = fullDatasetCities();
+    const random = prng(Date.now() >>> 0);
+    const names = (cities ? cities.flatMap((c) => (c.native ? [c.name, c.native] : [c.name])) : ['Zürich', 'Москва', 'Królewiec', "Côte d'Ivoire"]).filter((n) => /[^\x00-\x7f]/.test(n));
+    const pairs = Array.from({ length: 2000 }, (_, i) => {
+      const name = pick(random, names);
+      const stripped = name.normalize('NFD').replace(/\p{M}/gu, '');
+      return { q: i % 3 === 0 ? stripped : typo(random, i % 3 === 1 ? stripped : name), name };
+    });
+    const values = pairs.map((p, i) => `(${i}, ${literal(p.q)}, ${literal(p.name)})`).join(',\n');
+    const rows = psql(
+      `SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS pg_trgm; CREATE EXTENSION IF NOT EXISTS unaccent; SET extra_float_digits = 1;
+       SELECT i, greatest(similarity(q, name), similarity(unaccent(q), unaccent(name))) FROM (VALUES ${values}) AS t(i, q, name) ORDER BY i;`,
+    );
+    const bad = mismatches(rows, ([i, score]) => {
+      const p = pairs[Number(i)]!;
+      const ours = matchSimilarity(p.q, p.name);
+      return ours === Math.fround(Number(score)) ? null : `${JSON.stringify(p.q)} vs ${JSON.stringify(p.name)}: server ${score}, ours ${ours}`;
+    });
+    assert.deepEqual(bad, []);
   });
 
   it('splits words and lower-cases every code point as the server does', () => {

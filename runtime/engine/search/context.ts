@@ -4,7 +4,7 @@
 // The country/state filters use the shared code lookups (engine/countries.ts, engine/states.ts).
 import * as flatbuffers from 'flatbuffers';
 import { City, CityTable } from '../../format/generated/geoapi/fb.js';
-import { geoSection, PROMINENCE_SECTION, prefixSection, prefixTranslationsSection, recordsSection, trigramSection } from '../../format/sections.js';
+import { geoSection, PROMINENCE_SECTION, prefixSection, prefixTranslationsSection, recordsSection, trigramSection, trigramUnaccentSection } from '../../format/sections.js';
 import { openProminence } from '../../format/prominence.js';
 import { GeoIndex } from '../../indexes/geo-index.js';
 import { PrefixIndex } from '../../indexes/prefix-index.js';
@@ -12,6 +12,8 @@ import { TrigramIndex } from '../../indexes/trigram-index.js';
 import type { Store } from '../../store/types.js';
 import { perStore } from '../per-store.js';
 import { cityKind, KIND_CODE } from './city-kind.js';
+import { unaccentedFieldsOf, type NameTrigrams } from './name-matches.js';
+import type { NearbyIndexes } from './nearby.js';
 
 /** The `type` parameter of the search operations. */
 export type SearchType = 'city' | 'state' | 'country';
@@ -19,11 +21,10 @@ export type SearchEntity = 'cities' | 'states' | 'countries';
 
 export const ENTITY_OF: Readonly<Record<SearchType, SearchEntity>> = { city: 'cities', state: 'states', country: 'countries' };
 
-export interface EntityIndexes {
+export interface EntityIndexes extends NameTrigrams {
   readonly geo: GeoIndex;
   readonly prefix: PrefixIndex;
   readonly prefixTranslations: PrefixIndex;
-  readonly trigram: TrigramIndex;
   /** Population per row (-1 unknown), from relations: the dataset's value (filters, fuzzy). */
   readonly population: Float64Array;
   /**
@@ -37,6 +38,7 @@ export interface EntityIndexes {
 
 export class SearchContext {
   private readonly entities = new Map<SearchEntity, EntityIndexes>();
+  private postcodes: NearbyIndexes | null = null;
   private kinds: Uint8Array | null = null;
 
   constructor(readonly store: Store) {}
@@ -48,11 +50,14 @@ export class SearchContext {
       const table = store[entity];
       const population =
         entity === 'cities' ? store.relations.cityPopulation : entity === 'states' ? store.relations.statePopulation : store.relations.countryPopulation;
+      const trigramUnaccented = TrigramIndex.from(store.section(trigramUnaccentSection(entity)), 0, trigramUnaccentSection(entity));
       opened = {
         geo: GeoIndex.from(store.section(geoSection(entity)), geoSection(entity)),
         prefix: PrefixIndex.from(store.section(prefixSection(entity)), 0, prefixSection(entity)),
         prefixTranslations: PrefixIndex.from(store.section(prefixTranslationsSection(entity)), 0, prefixTranslationsSection(entity)),
         trigram: TrigramIndex.from(store.section(trigramSection(entity)), 0, trigramSection(entity)),
+        trigramUnaccented,
+        unaccentedFields: unaccentedFieldsOf(trigramUnaccented, table.count),
         population,
         prominence:
           entity === 'cities' && store.hasSection(PROMINENCE_SECTION)
@@ -64,6 +69,15 @@ export class SearchContext {
       this.entities.set(entity, opened);
     }
     return opened;
+  }
+
+  /** Nearby postcodes (`geo.postcodes`: rows with both coordinates) and postcode ids. */
+  postcodeGeo(): NearbyIndexes {
+    if (!this.postcodes) {
+      const table = this.store.postcodes;
+      this.postcodes = { geo: GeoIndex.from(this.store.section(geoSection('postcodes')), geoSection('postcodes')), idAt: (row: number) => table.idAt(row) };
+    }
+    return this.postcodes;
   }
 
   /**

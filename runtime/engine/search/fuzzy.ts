@@ -1,9 +1,11 @@
-// Fuzzy search: pg_trgm similarity() of q with each row's English and native name, the higher
+// Fuzzy search: match_score of q with each row's English and native name — pg_trgm similarity(),
+// or that of their unaccent() forms when higher (name-matches.ts) — the higher of the two names
 // wins; rows reaching the threshold ranked by FUZZY_RULES. The trigram index returns the matching
 // (row, field) documents that can rank among the first `limit` rows, with their exact scores;
 // ranking reads typed arrays only.
 import { TRIGRAM_FIELD_NATIVE } from '../../indexes/trigram-index.js';
 import type { EntityIndexes } from './context.js';
+import { nameMatches } from './name-matches.js';
 import { comparatorOf, FUZZY_RULES, TopK, type ScoredCandidate } from './ranking.js';
 import type { RowRanges } from './row-filter.js';
 
@@ -51,19 +53,15 @@ export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit
   const [rowStart, rowEnd] = query.rows.span;
   // Rows rank by their best doc's score first, so the index's top-k cut (every doc scoring at
   // least the limit-th best row, ties included) holds the answer; it needs the rows to be one range.
-  const { docs, scores } = query.rows.isOneRange && query.limit >= 1
-    ? indexes.trigram.searchTop(query.q, query.threshold, query.limit, { rowStart, rowEnd })
-    : indexes.trigram.search(query.q, query.threshold, { rowStart, rowEnd });
-  if (docs.length === 0) return [];
+  const matches = nameMatches(indexes, query.q, query.threshold, query.rows.isOneRange && query.limit >= 1 ? { rowStart, rowEnd, k: query.limit } : { rowStart, rowEnd });
+  if (matches.count === 0) return [];
 
-  const trigram = indexes.trigram;
   const scratch = scratchFor(indexes);
   const { stamp, nameScore, nativeScore, generation } = scratch;
   const rows: number[] = [];
   const everyRow = query.rows.isAll;
-  for (let i = 0; i < docs.length; i++) {
-    const doc = docs[i]!;
-    const row = trigram.docRow(doc);
+  for (let i = 0; i < matches.count; i++) {
+    const row = matches.rows[i]!;
     if (!everyRow && !query.rows.has(row)) continue;
     if (stamp[row] !== generation) {
       stamp[row] = generation;
@@ -71,8 +69,10 @@ export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit
       nativeScore[row] = -1;
       rows.push(row);
     }
-    if (trigram.docField(doc) === TRIGRAM_FIELD_NATIVE) nativeScore[row] = scores[i]!;
-    else nameScore[row] = scores[i]!;
+    // A (row, field) may come twice (plain and unaccent halves): the higher is its match_score.
+    const score = matches.scores[i]!;
+    if (matches.fields[i] === TRIGRAM_FIELD_NATIVE) nativeScore[row] = Math.max(nativeScore[row]!, score);
+    else nameScore[row] = Math.max(nameScore[row]!, score);
   }
 
   const population = indexes.population;

@@ -2,8 +2,14 @@
 // distance, distanceKm in runtime/indexes/geo-index.ts, then lower id). The KD-tree (geokdbush) walks outwards and stops at the radius or
 // once it has enough rows; it orders equal distances by row, so rows tied with the last kept one
 // are fetched too and the final order is by (distance, id).
-import type { EntityIndexes } from './context.js';
+import type { GeoIndex } from '../../indexes/geo-index.js';
 import { comparatorOf, NEARBY_RULES, type DistanceCandidate } from './ranking.js';
+
+/** What a nearby search reads: a KD-tree over the rows' coordinates and the rows' ids. */
+export interface NearbyIndexes {
+  readonly geo: GeoIndex;
+  idAt(row: number): number;
+}
 
 export interface NearbyQuery {
   lat: number;
@@ -20,7 +26,7 @@ const compareNearby = comparatorOf(NEARBY_RULES);
 // the tree from dropping a row our own test keeps. Rows beyond radiusKm are dropped below.
 const RADIUS_SLACK = 1 + 1e-9;
 
-export function nearbySearch(indexes: EntityIndexes, query: NearbyQuery): DistanceCandidate[] {
+export function nearbySearch(indexes: NearbyIndexes, query: NearbyQuery): DistanceCandidate[] {
   const { lat, lng, radiusKm, limit } = query;
   const geo = indexes.geo;
   const filter = query.filter ?? undefined;

@@ -1,6 +1,7 @@
 // GET /v1/search/nearby (Professional+, error shape B): places within a radius of a point,
-// nearest first by haversine distance (runtime/engine/search/nearby.ts).
-import { serializeObject } from '../../render/projection.js';
+// nearest first by haversine distance (runtime/engine/search/nearby.ts). type=postcode: postcodes
+// with coordinates (`geo.postcodes`), postcode record fields per tier plus distance_km.
+import { projectionFor, serializeObject } from '../../render/projection.js';
 import { cityKind, KIND_CODE } from '../../engine/search/city-kind.js';
 import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
 import { nearbySearch, roundKm } from '../../engine/search/nearby.js';
@@ -10,8 +11,11 @@ import { includeTranslationsParam, includeTranslationsSpec, localeParam, localeS
 import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import {
   coordinateParam, COUNTRY_SPEC, countryFilter, KIND_SPEC, kindFilter, LAT_SPEC, limitParam, limitSpec, LNG_SPEC, MIN_POPULATION_SPEC, minPopulationParam,
-  RADIUS_SPEC, radiusParam, searchType, STATE_SPEC, stateFilter, TYPE_SPEC,
+  nearbyType, RADIUS_SPEC, radiusParam, STATE_SPEC, stateFilter, TYPE_SPEC,
 } from './params.js';
+import { countryRowByIso2 } from '../../engine/countries.js';
+import { POSTCODE_FIELDS, toApiPostcode } from '../../render/postcodes.js';
+import type { Store } from '../../store/types.js';
 import { addLocalizedName, countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
 
 export const NEARBY_LIMIT_MAX = 100;
@@ -27,19 +31,21 @@ const ADDITIONS: Readonly<Record<SearchEntity, readonly string[]>> = {
 function handle(ctx: RequestContext): Reply {
   const lat = coordinateParam(ctx, 'lat', 90);
   const lng = coordinateParam(ctx, 'lng', 180);
-  const type = searchType(ctx);
+  const type = nearbyType(ctx);
   const country = countryFilter(ctx, type);
   const state = stateFilter(ctx, type, country);
   const kind = kindFilter(ctx, type);
-  const minPopulation = minPopulationParam(ctx);
+  const minPopulation = minPopulationParam(ctx, type);
   const radiusKm = radiusParam(ctx);
   const limit = limitParam(ctx, NEARBY_LIMIT_MAX, NEARBY_LIMIT_DEFAULT);
+  // Validated for every type; postcodes have no names to localise or translations to include.
   const locale = localeParam(ctx);
   const includeTranslations = includeTranslationsParam(ctx);
-  const entity = ENTITY_OF[type];
-  const tier = tierFor(ctx.caller, entity);
 
   // Rendered on demand: the HTTP layer's response cache answers repeated requests.
+  if (type === 'postcode') return rendered(() => nearbyPostcodesBody(ctx, lat, lng, country, radiusKm, limit));
+  const entity = ENTITY_OF[type];
+  const tier = tierFor(ctx.caller, entity);
   return rendered(() => render(ctx, { lat, lng, entity, country, state, kind, minPopulation, radiusKm, limit, locale, includeTranslations, tier }));
 }
 
@@ -95,6 +101,31 @@ function render(ctx: RequestContext, inputs: NearbyInputs): string {
     );
   }
   return body;
+}
+
+/** Postcode rows of a country (alpha-2) as a row predicate; null = every row; a never-true one for an unknown country. */
+export function postcodeCountryFilter(store: Store, country: string | null): ((row: number) => boolean) | null {
+  if (country === null) return null;
+  const countryRow = countryRowByIso2(store, country);
+  if (countryRow < 0) return () => false;
+  const start = store.relations.countryPostcodes.start[countryRow]!;
+  const end = store.relations.countryPostcodes.end[countryRow]!;
+  return (row: number) => row >= start && row < end;
+}
+
+/** type=postcode: postcode records for the caller's tier plus distance_km, nearest first. */
+function nearbyPostcodesBody(ctx: RequestContext, lat: number, lng: number, country: string | null, radiusKm: number, limit: number): string {
+  const store = ctx.store;
+  const filter = postcodeCountryFilter(store, country);
+  const hits = nearbySearch(ctx.engine.search.postcodeGeo(), { lat, lng, radiusKm, limit, filter });
+  const projection = projectionFor(POSTCODE_FIELDS, ctx.caller.tier, { extra: ['distance_km'] });
+  return jsonArray(
+    hits.map((hit) => {
+      const item = toApiPostcode(store.postcodes.record(hit.row)) as unknown as Record<string, unknown>;
+      item.distance_km = roundKm(hit.distanceKm);
+      return serializeObject(projection, item);
+    }),
+  );
 }
 
 export const nearbySearchOperation: Operation = {

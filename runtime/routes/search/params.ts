@@ -40,10 +40,22 @@ export function searchType(ctx: RequestContext): SearchType {
   throw invalidParam('type', `must be one of ${SEARCH_TYPES.join(', ')}, found '${raw}'`);
 }
 
+/** Nearby's `type`: the search types, and postcode (postcodes with coordinates). */
+export type NearbyType = SearchType | 'postcode';
+
+/** Nearby's `type`: city (default), state, country or postcode; case-insensitive. */
+export function nearbyType(ctx: RequestContext): NearbyType {
+  const raw = ctx.query.get('type');
+  if (raw === undefined) return 'city';
+  const value = raw.trim().toLowerCase();
+  if (value === 'city' || value === 'state' || value === 'country' || value === 'postcode') return value;
+  throw invalidParam('type', `must be one of city, state, country, postcode, found '${raw}'`);
+}
+
 const ALPHA2_RE = /^[A-Za-z]{2}$/;
 
 /** `country`: an alpha-2 code (upper-cased); not with type=country. */
-export function countryFilter(ctx: RequestContext, type: SearchType): string | null {
+export function countryFilter(ctx: RequestContext, type: NearbyType): string | null {
   const raw = ctx.query.get('country');
   if (raw === undefined) return null;
   if (type === 'country') throw invalidParam('country', 'country is not a valid filter when type=country');
@@ -53,7 +65,7 @@ export function countryFilter(ctx: RequestContext, type: SearchType): string | n
 }
 
 /** `state`: 1 to 20 characters; only with type=city, and only together with country. */
-export function stateFilter(ctx: RequestContext, type: SearchType, country: string | null): string | null {
+export function stateFilter(ctx: RequestContext, type: NearbyType, country: string | null): string | null {
   const raw = ctx.query.get('state');
   if (raw === undefined) return null;
   if (type !== 'city') throw invalidParam('state', 'state is only a valid filter when type=city');
@@ -66,7 +78,7 @@ export function stateFilter(ctx: RequestContext, type: SearchType, country: stri
 }
 
 /** `kind`: only with type=city; one of settlement, administrative, section, unknown. */
-export function kindFilter(ctx: RequestContext, type: SearchType): CityKind | null {
+export function kindFilter(ctx: RequestContext, type: NearbyType): CityKind | null {
   const raw = ctx.query.get('kind');
   if (raw === undefined) return null;
   if (type !== 'city') throw invalidParam('kind', 'kind is only a valid filter when type=city');
@@ -102,15 +114,16 @@ export function coordinateParam(ctx: RequestContext, name: 'lat' | 'lng', limit:
   return value === 0 ? 0 : value; // -0 → 0, so "-0" and "0" share a cache entry
 }
 
-/** `radius`: kilometres, 1 to 500, default 25. */
-export function radiusParam(ctx: RequestContext): number {
-  return numberParam(ctx, 'radius', RADIUS_KM)!;
+/** `radius`: kilometres, 1 to 500, default 25 (reverse lookup: 50). */
+export function radiusParam(ctx: RequestContext, bounds: NumberBounds = RADIUS_KM): number {
+  return numberParam(ctx, 'radius', bounds)!;
 }
 
-/** `min_population`: an integer ≥ 0 (0 = no filter). */
-export function minPopulationParam(ctx: RequestContext): number {
+/** `min_population`: an integer ≥ 0 (0 = no filter); not with type=postcode (postcodes have no population). */
+export function minPopulationParam(ctx: RequestContext, type: NearbyType = 'city'): number {
   const raw = ctx.query.get('min_population');
   if (raw === undefined) return 0;
+  if (type === 'postcode') throw invalidParam('min_population', 'min_population is not a valid filter when type=postcode');
   const text = raw.trim();
   const value = /^\+?\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(value)) throw invalidParam('min_population', `must be an integer of 0 or more, found '${raw}'`);

@@ -125,6 +125,32 @@ describe('fuzzy search on the full dataset', { skip }, () => {
     }
   });
 
+  test('equals brute force (match_score with unaccent) for accented names typed without accents, with other accents, or typo’d', () => {
+    const random = prng(650);
+    const cities = placesOf(store(), 'cities');
+    const accented: number[] = [];
+    for (let row = 0; row < cities.count; row++) if (/[^\x00-\x7f]/.test(cities.names[row]!)) accented.push(row);
+    for (let i = 0; i < 80; i++) {
+      const row = accented[Math.floor(random() * accented.length)]!;
+      const stripped = cities.names[row]!.normalize('NFD').replace(/\p{M}/gu, '');
+      const q = (i % 3 === 0 ? stripped : i % 3 === 1 ? typoOf(random, stripped) : stripped.replace(/[aeiou]/, (v) => ({ a: 'á', e: 'é', i: 'í', o: 'ö', u: 'ü' })[v]!)).trim();
+      if ([...q].length < 2 || [...q].length > 100) continue;
+      const threshold = [0.2, 0.3, 0.5][i % 3]!;
+      const fuzzy = { q, threshold: String(threshold), limit: '10' };
+      const got = items(call(store(), 'fuzzySearch', fuzzy)).map((r) => ({ id: r.id, match_score: r.match_score, matched_alias: r.matched_alias }));
+      assert.deepEqual(got, bruteFuzzy(cities, q, threshold, 10), JSON.stringify(fuzzy));
+      const auto = items(call(store(), 'autocomplete', { q, limit: '10' })).map((r) => ({ id: r.id, match_score: r.match_score, matched_field: r.matched_field }));
+      assert.deepEqual(auto, bruteAutocomplete(cities, q, 10), q);
+    }
+  });
+
+  test('q=Zurch finds Zürich (CH) first with 0.44, as PostgreSQL scores unaccent(name)', () => {
+    const list = items(call(store(), 'fuzzySearch', { q: 'Zurch' }));
+    const zurich = list.find((c) => c.name === 'Zürich' && c.country_code === 'CH');
+    assert.ok(zurich, JSON.stringify(list.map((c) => c.name)));
+    assert.equal(zurich.match_score, 0.44);
+  });
+
   test('q=Lodnon finds London (GB) with the score PostgreSQL gives, 0.27', () => {
     const list = items(call(store(), 'fuzzySearch', { q: 'Lodnon', threshold: '0.27', limit: '50' }));
     const london = list.find((c) => c.name === 'London' && c.country_code === 'GB');

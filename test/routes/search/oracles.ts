@@ -1,7 +1,8 @@
 // Brute-force answers for the three searches, computed from every decoded record of a Store
 // without any index: the ground truth the engine must reproduce exactly. Written independently of
 // runtime/engine/search (own sort code), sharing only the definitions: distanceKm (the distance, runtime/indexes/geo-index.ts),
-// similarity/roundScore (pg_trgm's score) and matchKey (the matching form).
+// similarity/roundScore (pg_trgm's score), unaccent (PostgreSQL's) and matchKey (the matching form).
+// match_score of a text = max(similarity(q, text), similarity(unaccent(q), unaccent(text))) (decisions.md).
 import { roundKm } from '../../../runtime/engine/search/nearby.js';
 import { distanceKm } from '../../../runtime/indexes/geo-index.js';
 import { cityKind } from '../../../runtime/engine/search/city-kind.js';
@@ -10,6 +11,7 @@ import { openProminence } from '../../../runtime/format/prominence.js';
 import { PROMINENCE_SECTION } from '../../../runtime/format/sections.js';
 import { matchKey } from '../../../runtime/text/normalise.js';
 import { commonTrigramCount, roundScore, similarityFromCounts, trigramsOf } from '../../../runtime/text/trigram.js';
+import { unaccent } from '../../../runtime/text/unaccent.js';
 
 export type Entity = 'cities' | 'states' | 'countries';
 
@@ -24,6 +26,9 @@ export interface Places {
   translationKeys: string[][];
   nameTrigrams: Int32Array[];
   nativeTrigrams: (Int32Array | null)[];
+  /** trigramsOf(unaccent(name)), trigramsOf(unaccent(native)). */
+  unaccentedNameTrigrams: Int32Array[];
+  unaccentedNativeTrigrams: (Int32Array | null)[];
   population: Float64Array;
   /**
    * Autocomplete's rule-4 value: the `prominence.cities` column when the snapshot has it (the
@@ -65,7 +70,7 @@ export function placesOf(store: Store, entity: Entity): Places {
   const stateIso2 = Array.from({ length: store.states.count }, (_, row) => store.states.record(row).iso2?.toUpperCase() ?? null);
   const places: Places = {
     entity, count, ids: new Int32Array(count), names: [], natives: [], nameKeys: [], nativeKeys: [], translationKeys: [],
-    nameTrigrams: [], nativeTrigrams: [], population: new Float64Array(count), prominence: new Float64Array(0), lat: new Float64Array(count), lng: new Float64Array(count),
+    nameTrigrams: [], nativeTrigrams: [], unaccentedNameTrigrams: [], unaccentedNativeTrigrams: [], population: new Float64Array(count), prominence: new Float64Array(0), lat: new Float64Array(count), lng: new Float64Array(count),
     countryCode: [], stateCode: [], kind: [],
   };
   for (let row = 0; row < count; row++) {
@@ -78,6 +83,8 @@ export function placesOf(store: Store, entity: Entity): Places {
     places.translationKeys.push(translationKeysOf(record.translations));
     places.nameTrigrams.push(trigramsOf(record.name));
     places.nativeTrigrams.push(record.native === null ? null : trigramsOf(record.native));
+    places.unaccentedNameTrigrams.push(trigramsOf(unaccent(record.name)));
+    places.unaccentedNativeTrigrams.push(record.native === null ? null : trigramsOf(unaccent(record.native)));
     places.population[row] = record.population ?? -1;
     places.lat[row] = coordinate(record.latitude, 90);
     places.lng[row] = coordinate(record.longitude, 180);
@@ -141,6 +148,21 @@ export function bruteNearby(places: Places, lat: number, lng: number, radiusKm: 
   return found.slice(0, limit).map(({ id, d }) => ({ id, distance_km: roundKm(d) }));
 }
 
+/** The query's trigrams, plain and unaccented. */
+function queryTrigrams(q: string): [Int32Array, Int32Array] {
+  return [trigramsOf(q), trigramsOf(unaccent(q))];
+}
+
+const sim = (a: Int32Array, b: Int32Array): number => similarityFromCounts(commonTrigramCount(a, b), a.length, b.length);
+
+/** match_score of the row's name and native (-1 without one). */
+function scoresOf(places: Places, row: number, [qt, uqt]: [Int32Array, Int32Array]): [number, number] {
+  const name = Math.max(sim(qt, places.nameTrigrams[row]!), sim(uqt, places.unaccentedNameTrigrams[row]!));
+  const nt = places.nativeTrigrams[row];
+  const native = nt ? Math.max(sim(qt, nt), sim(uqt, places.unaccentedNativeTrigrams[row]!)) : -1;
+  return [name, native];
+}
+
 // ---- fuzzy ------------------------------------------------------------------------------------
 
 export interface FuzzyExpectation {
@@ -150,13 +172,11 @@ export interface FuzzyExpectation {
 }
 
 export function bruteFuzzy(places: Places, q: string, threshold: number, limit: number, filters: Filters = {}): FuzzyExpectation[] {
-  const qt = trigramsOf(q);
+  const qt = queryTrigrams(q);
   const found: { row: number; score: number; alias: boolean }[] = [];
   for (let row = 0; row < places.count; row++) {
     if (!passes(places, row, filters)) continue;
-    const nameScore = similarityFromCounts(commonTrigramCount(qt, places.nameTrigrams[row]!), qt.length, places.nameTrigrams[row]!.length);
-    const nt = places.nativeTrigrams[row];
-    const nativeScore = nt ? similarityFromCounts(commonTrigramCount(qt, nt), qt.length, nt.length) : -1;
+    const [nameScore, nativeScore] = scoresOf(places, row, qt);
     const score = Math.max(nameScore, nativeScore);
     if (score >= threshold && score > 0) found.push({ row, score, alias: nativeScore > nameScore });
   }
@@ -183,7 +203,7 @@ export function bruteAutocomplete(places: Places, q: string, limit: number, filt
   const key = matchKey(q);
   const keyBytes = utf8(key);
   const translations = [...key].length >= 3;
-  const qt = trigramsOf(q);
+  const qt = queryTrigrams(q);
   type Found = { row: number; bucket: number; score: number; field: 'name' | 'native' | 'translation' };
   const found: Found[] = [];
   for (let row = 0; row < places.count; row++) {
@@ -208,13 +228,10 @@ export function bruteAutocomplete(places: Places, q: string, limit: number, filt
     if (translations) {
       for (const tk of places.translationKeys[row]!) if (tk.startsWith(key)) consider(tk === key ? 1 : keyBytes / utf8(tk), 'translation');
     }
-    const nameScore = similarityFromCounts(commonTrigramCount(qt, places.nameTrigrams[row]!), qt.length, places.nameTrigrams[row]!.length);
-    if (nameScore >= 0.3) consider(nameScore, 'name');
-    const nt = places.nativeTrigrams[row];
-    if (nt) {
-      const nativeScore = similarityFromCounts(commonTrigramCount(qt, nt), qt.length, nt.length);
-      if (nativeScore >= 0.3) consider(nativeScore, 'native');
-    }
+    const [nameScore, nativeScore] = scoresOf(places, row, qt);
+    // Autocomplete's trigram candidates: similarity ≥ 0.2 (runtime/engine/search/README.md).
+    if (nameScore >= 0.2) consider(nameScore, 'name');
+    if (nativeScore >= 0.2) consider(nativeScore, 'native');
     if (best) found.push(best);
   }
   found.sort(

@@ -29,7 +29,7 @@ export { fixtureSource, repoRoot };
 export const PLANS: readonly PlanName[] = ['community', 'starter', 'supporter', 'professional', 'business', 'legacy'];
 
 const byName = new Map(searchOperations.map((op) => [op.name, op]));
-export function operation(name: 'autocomplete' | 'fuzzySearch' | 'nearbySearch'): Operation {
+export function operation(name: 'autocomplete' | 'fuzzySearch' | 'nearbySearch' | 'reverseLookup'): Operation {
   const op = byName.get(name);
   if (!op) throw new Error(`search operation ${name} not exported by runtime/routes/search/index.ts`);
   return op;
@@ -61,7 +61,7 @@ export interface Called {
 }
 
 /** Calls an operation handler directly (no HTTP) with the real policy's gates for `plan`. */
-export function call(store: Store, name: 'autocomplete' | 'fuzzySearch' | 'nearbySearch', query: Record<string, string>, plan: PlanName = 'business'): Called {
+export function call(store: Store, name: 'autocomplete' | 'fuzzySearch' | 'nearbySearch' | 'reverseLookup', query: Record<string, string>, plan: PlanName = 'business'): Called {
   const op = operation(name);
   try {
     const reply = op.handle(contextFor(store, op, { plan, query }));
@@ -94,6 +94,7 @@ export const validators = {
   autocomplete: schema('search-autocomplete.json'),
   fuzzySearch: schema('search-fuzzy.json'),
   nearbySearch: schema('search-nearby.json'),
+  reverseLookup: schema('reverse.json'),
   errorA: (data: unknown) => check(`${errorSchemas.$id}#/definitions/shapeA`, data),
   errorA403: (data: unknown) => check(`${errorSchemas.$id}#/definitions/shapeA403`, data),
   errorB: (data: unknown) => check(`${errorSchemas.$id}#/definitions/shapeB`, data),

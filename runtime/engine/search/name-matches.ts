@@ -1,0 +1,89 @@
+// The trigram matches of a query under match_score = max(similarity(q, text),
+// similarity(unaccent(q), unaccent(text))) (decisions.md; PostgreSQL's pg_trgm and unaccent),
+// from two indexes (build-index/sections/trigram.ts):
+//   A  `trigram.`     q             every (row, field) doc: similarity(q, text)
+//   B  `trigram-ua.`  unaccent(q)   docs whose trigrams unaccent changes: the unaccent half
+//   C  `trigram.`     unaccent(q)   the unaccent half of every other doc (its text is its own
+//                                   unaccent form, trigram-wise); only when unaccent changes q's
+//                                   trigrams (else C = A), and without the changed docs, whose
+//                                   scores against their accented text are not a match_score.
+// A (row, field) may come back twice (A and B or C): callers keep the higher score.
+//
+// Top-k: A and B each return every doc scoring at least (the tie floor of) their own k-th best
+// row score. The combined k-th best row score is at least each of theirs, so every doc that can
+// still rank is returned with its higher half; a doc returned with only its lower half scores
+// below what the first k rows reach and never displaces them. C runs in full (its changed docs
+// are dropped afterwards, so they must not raise a top-k bar); it runs only for accented queries.
+import { type TrigramField, type TrigramIndex, type TrigramMatches } from '../../indexes/trigram-index.js';
+import { trigramsOf } from '../../text/trigram.js';
+import { unaccent } from '../../text/unaccent.js';
+
+/** The two trigram indexes of an entity and which docs the second holds. */
+export interface NameTrigrams {
+  readonly trigram: TrigramIndex;
+  readonly trigramUnaccented: TrigramIndex;
+  /** Per row: bit (1 << field) set when trigramUnaccented holds that (row, field). */
+  readonly unaccentedFields: Uint8Array;
+}
+
+export interface NameMatchOptions {
+  rowStart: number;
+  rowEnd: number;
+  /** Top-k rows (TrigramIndex.searchTop) when given, else every match. */
+  k?: number;
+  tieFloor?: (kth: number) => number;
+}
+
+export interface NameMatches {
+  count: number;
+  rows: Int32Array;
+  fields: Uint8Array;
+  scores: Float64Array;
+}
+
+/** unaccentedFields of a `trigram-ua.` index over `rowCount` rows. */
+export function unaccentedFieldsOf(index: TrigramIndex, rowCount: number): Uint8Array {
+  const fields = new Uint8Array(rowCount);
+  for (let doc = 0; doc < index.docCount; doc++) fields[index.docRow(doc)]! |= 1 << index.docField(doc);
+  return fields;
+}
+
+function sameCodes(a: Int32Array, b: Int32Array): boolean {
+  return a.length === b.length && a.every((code, i) => code === b[i]);
+}
+
+function run(index: TrigramIndex, q: string, threshold: number, options: NameMatchOptions): TrigramMatches {
+  const range = { rowStart: options.rowStart, rowEnd: options.rowEnd };
+  if (options.k === undefined) return index.search(q, threshold, range);
+  return index.searchTop(q, threshold, options.k, options.tieFloor ? { ...range, tieFloor: options.tieFloor } : range);
+}
+
+/** Every (row, field, score) the caller needs (see above); scores are float4 values like similarity(). */
+export function nameMatches(indexes: NameTrigrams, q: string, threshold: number, options: NameMatchOptions): NameMatches {
+  const plain = run(indexes.trigram, q, threshold, options);
+  const uq = unaccent(q);
+  const unaccented = run(indexes.trigramUnaccented, uq, threshold, options);
+  const accentedQuery = uq !== q && !sameCodes(trigramsOf(uq), trigramsOf(q));
+  const others = accentedQuery ? indexes.trigram.search(uq, threshold, { rowStart: options.rowStart, rowEnd: options.rowEnd }) : null;
+
+  const capacity = plain.docs.length + unaccented.docs.length + (others?.docs.length ?? 0);
+  const out: NameMatches = { count: 0, rows: new Int32Array(capacity), fields: new Uint8Array(capacity), scores: new Float64Array(capacity) };
+  const push = (row: number, field: TrigramField, score: number): void => {
+    out.rows[out.count] = row;
+    out.fields[out.count] = field;
+    out.scores[out.count++] = score;
+  };
+  const add = (index: TrigramIndex, matches: TrigramMatches, skipChanged: boolean): void => {
+    for (let i = 0; i < matches.docs.length; i++) {
+      const doc = matches.docs[i]!;
+      const row = index.docRow(doc);
+      const field = index.docField(doc);
+      if (skipChanged && (indexes.unaccentedFields[row]! & (1 << field)) !== 0) continue;
+      push(row, field, matches.scores[i]!);
+    }
+  };
+  add(indexes.trigram, plain, false);
+  add(indexes.trigramUnaccented, unaccented, false);
+  if (others) add(indexes.trigram, others, true);
+  return out;
+}
