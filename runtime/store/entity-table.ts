@@ -19,6 +19,32 @@ export interface TableCodec<R, C extends RowCursor> {
   newCursor(): C;
   decode(cursor: C): R;
   name(cursor: C): string;
+  /** Where decode() reads each field (for writers that copy fields without decoding), if described. */
+  layout?: readonly FieldLayout[];
+}
+
+/** How a FlatBuffers field reads: the record value decode() gives when the field is absent differs per kind. */
+export const FIELD_INT = 0; // int32, absent → 0
+export const FIELD_INT_OR_NULL = 1; // int32, absent → null
+export const FIELD_DOUBLE_OR_NULL = 2; // float64, absent → null
+export const FIELD_STRING = 3; // string, absent → null
+export const FIELD_STRING_OR_EMPTY = 4; // string, absent → ''
+export type FieldKind = typeof FIELD_INT | typeof FIELD_INT_OR_NULL | typeof FIELD_DOUBLE_OR_NULL | typeof FIELD_STRING | typeof FIELD_STRING_OR_EMPTY;
+
+/** One field of a record: its record (= JSON) name, its vtable slot (4 + 2 × field index) and kind. */
+export interface FieldLayout {
+  readonly name: string;
+  readonly slot: number;
+  readonly kind: FieldKind;
+}
+
+/** Zero-copy access to a table's rows for writers that read fields in place (render/row-json.ts). */
+export interface RowBytes {
+  /** The records section's bytes. */
+  readonly bytes: Uint8Array;
+  readonly layout: readonly FieldLayout[];
+  /** Position of row `row`'s FlatBuffers table in `bytes`. */
+  tablePosition(row: number): number;
 }
 
 /** Row → id and id → row, from an `ids.<entity>` payload. */
@@ -79,6 +105,20 @@ export class FlatEntityTable<R, C extends RowCursor> implements EntityTable<R> {
     if (ids.idsByRow.length !== this.count) {
       throw new SnapshotFormatError(`${idsSection(entity)}: expected ${this.count} ids (one per record), found ${ids.idsByRow.length}`);
     }
+  }
+
+  /** Raw row access when the codec describes its layout, else null. */
+  get rowBytes(): RowBytes | null {
+    const layout = this.codec.layout;
+    if (!layout) return null;
+    return (this.rowBytesView ??= { bytes: this.bb.bytes(), layout, tablePosition: (row) => this.tablePosition(row) });
+  }
+
+  private rowBytesView: RowBytes | undefined;
+
+  tablePosition(row: number): number {
+    if (!(row >= 0 && row < this.count)) throw new RangeError(`${this.entity}: row ${row} out of range 0..${this.count - 1}`);
+    return this.bb.__indirect(this.vectorStart + row * 4);
   }
 
   private at(row: number): C {

@@ -2,6 +2,7 @@
 // A Store is a set of zero-copy views over the snapshot's section bytes; it never touches fs.
 import type { CityRecord, CountryRecord, PostcodeRecord, RegionRecord, StateRecord, SubregionRecord } from '../format/model.js';
 import type { Manifest } from '../format/manifest.js';
+import type { RowBytes } from './entity-table.js';
 
 /** One entity's records. `row` is the dense position in the snapshot's order; `id` the dataset id. */
 export interface EntityTable<R> {
@@ -14,6 +15,8 @@ export interface EntityTable<R> {
   idAt(row: number): number;
   /** The English name of a row (postcodes: the code), without decoding the record. */
   nameAt(row: number): string;
+  /** The rows' bytes and field layout, for serialising fields in place (null: decode records instead). */
+  readonly rowBytes: RowBytes | null;
 }
 
 /**

@@ -13,7 +13,7 @@ export interface BodyCacheLimits {
 export const SEARCH_CACHE_LIMITS: BodyCacheLimits = { maxEntries: 2048, maxChars: 16 * 1024 * 1024 };
 
 export class BodyCache {
-  private readonly entries = new Map<string, string>();
+  private readonly entries = new Map<string, string | Uint8Array>();
   private chars = 0;
   hits = 0;
   misses = 0;
@@ -32,7 +32,7 @@ export class BodyCache {
     return this.chars;
   }
 
-  get(key: string): string | undefined {
+  get(key: string): string | Uint8Array | undefined {
     const body = this.entries.get(key);
     if (body === undefined) {
       this.misses++;
@@ -44,19 +44,19 @@ export class BodyCache {
     return body;
   }
 
-  set(key: string, body: string): void {
+  set(key: string, body: string | Uint8Array): void {
     // A body larger than the whole budget is served but never cached.
-    if (body.length > this.limits.maxChars) return;
+    if (sizeOf(body) > this.limits.maxChars) return;
     const old = this.entries.get(key);
     if (old !== undefined) {
-      this.chars -= old.length;
+      this.chars -= sizeOf(old);
       this.entries.delete(key);
     }
     this.entries.set(key, body);
-    this.chars += body.length;
+    this.chars += sizeOf(body);
     while (this.entries.size > this.limits.maxEntries || this.chars > this.limits.maxChars) {
       const oldest = this.entries.keys().next().value as string;
-      this.chars -= this.entries.get(oldest)!.length;
+      this.chars -= sizeOf(this.entries.get(oldest)!);
       this.entries.delete(oldest);
     }
   }
@@ -65,4 +65,9 @@ export class BodyCache {
     this.entries.clear();
     this.chars = 0;
   }
+}
+
+/** Characters of a text body, bytes of a prepared one. */
+function sizeOf(body: string | Uint8Array): number {
+  return typeof body === 'string' ? body.length : body.byteLength;
 }

@@ -46,13 +46,14 @@ export class BodyMemo {
   }
 
   /** The entry for `key`, built by `serialise` on a miss; marked as most recently used. */
-  entry(key: string, serialise: () => string): Entry {
+  entry(key: string, serialise: () => string | Uint8Array): Entry {
     let entry = this.entries.get(key);
     if (entry) {
       entry.usedAt = ++this.clock;
       return entry;
     }
-    entry = { body: Buffer.from(serialise(), 'utf8'), usedAt: ++this.clock };
+    const body = serialise();
+    entry = { body: typeof body === 'string' ? Buffer.from(body, 'utf8') : body, usedAt: ++this.clock };
     this.entries.set(key, entry);
     this.grow(entry.body.byteLength);
     return entry;
@@ -110,7 +111,7 @@ export function bodyMemo(store: Store): BodyMemo {
 }
 
 /** A 200 reply from the memo: prepared bytes plus the variants the client accepts. */
-export function memoizedReply(ctx: RequestContext, key: string, serialise: () => string, headers: Record<string, string>): Reply {
+export function memoizedReply(ctx: RequestContext, key: string, serialise: () => string | Uint8Array, headers: Record<string, string>): Reply {
   const memo = bodyMemo(ctx.store);
   const entry = memo.entry(key, serialise);
   // Small bodies (details) never get variants: skip the header lookup and the spread.

@@ -20,6 +20,7 @@ function citiesReply(ctx: RequestContext, memoKey: string, ranges: RangesByParen
     count: end - start,
     rowAt: (i) => start + i,
     record: (row) => cities.record(row),
+    rowBytes: cities.rowBytes,
     entity: 'cities',
     cacheControl: CACHE_DAY,
   });

@@ -9,6 +9,8 @@ import type { ListParams } from '../params.js';
 import { ApiError, type Tier } from '../../contract/index.js';
 import type { RequestContext, Reply } from '../types.js';
 import { memoizedReply } from './body-memo.js';
+import { rowsJson } from '../../render/row-json.js';
+import type { RowBytes } from '../../store/entity-table.js';
 
 /** Spec durations table; every keyed answer is per plan, hence `private`. */
 export const CACHE_DAY = 'private, max-age=86400';
@@ -67,6 +69,8 @@ export interface ListSpec<R extends Nameable> {
   /** The table the rows belong to (q filters use its cached name keys). */
   entity: NamedEntity;
   cacheControl: string;
+  /** The table's row bytes (store.<entity>.rowBytes): default bodies are then written from them, no record decoded. */
+  rowBytes?: RowBytes | null;
 }
 
 export function projectionOf(set: EntityFields, tier: Tier, params: ListParams): Projection {
@@ -94,7 +98,9 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
     return memoizedReply(
       ctx,
       `${spec.memoKey}|${projection.id}`,
-      () => serializeList(projection, spec.count, (i) => spec.record(spec.rowAt(i))),
+      spec.rowBytes
+        ? () => rowsJson(spec.rowBytes!, projection, spec.count, spec.rowAt)
+        : () => serializeList(projection, spec.count, (i) => spec.record(spec.rowAt(i))),
       headers,
     );
   }

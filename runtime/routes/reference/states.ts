@@ -22,6 +22,7 @@ export const statesAll: Operation = {
       count: states.count,
       rowAt: (i) => i,
       record: (row) => states.record(row),
+      rowBytes: states.rowBytes,
       entity: 'states',
       cacheControl: CACHE_DAY,
     });
@@ -49,6 +50,7 @@ export const countryStates: Operation = {
       count: end - start,
       rowAt: (i) => start + i,
       record: (row) => states.record(row),
+      rowBytes: states.rowBytes,
       entity: 'states',
       cacheControl: CACHE_DAY,
     });

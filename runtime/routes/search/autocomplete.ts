@@ -10,6 +10,7 @@ import type { Operation, Reply, RequestContext } from '../types.js';
 import { countryFilter, limitParam, searchText, searchType, stateFilter } from './params.js';
 import { countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
 import { cacheKey, searchCache, searchReply } from './shared.js';
+import { rowJsonWriter, sharedJsonBytes } from '../../render/row-json.js';
 
 export const AUTOCOMPLETE_LIMIT_MAX = 50;
 export const AUTOCOMPLETE_LIMIT_DEFAULT = 10;
@@ -21,6 +22,21 @@ const FORCED: Readonly<Record<SearchEntity, readonly string[]>> = {
   countries: [],
 };
 const ADDITIONS = ['type', 'label', 'match_score', 'matched_field'];
+
+/** Per-row values of ADDITIONS, reused (requests run one at a time per thread). */
+const extras: unknown[] = [null, null, null, null];
+
+/** `name, state, country` without the absent parts (as the record path joins them). */
+function labelOf(first: string, stateName: string | null, countryName: string | null): string {
+  let label = first;
+  if (stateName) label = label ? `${label}, ${stateName}` : stateName;
+  if (countryName) label = label ? `${label}, ${countryName}` : countryName;
+  return label;
+}
+
+function stateLabelOf(first: string, countryName: string | null): string {
+  return countryName ? `${first}, ${countryName}` : first;
+}
 
 function handle(ctx: RequestContext): Reply {
   const q = searchText(ctx);
@@ -42,6 +58,28 @@ function handle(ctx: RequestContext): Reply {
   const extra = locale === null ? [...FORCED[entity], ...ADDITIONS] : [...FORCED[entity], ...ADDITIONS, 'localized_name', 'matched_locale'];
   const projection = searchProjection(entity, tier, includeTranslations, extra);
   const store = ctx.store;
+  const rowBytes = store[entity].rowBytes;
+  if (locale === null && rowBytes !== null) {
+    // Fields written from the row's bytes, additions from `extras` (no record decoded).
+    const writer = rowJsonWriter(rowBytes, projection, ADDITIONS);
+    const out = sharedJsonBytes.reset();
+    out.byte(0x5b);
+    for (let i = 0; i < hits.length; i++) {
+      const hit = hits[i]!;
+      const name = store[entity].nameAt(hit.row);
+      extras[0] = type;
+      extras[1] = entity === 'cities' ? labelOf(name, stateNameOfCityRow(store, hit.row), countryNameOfRow(store, entity, hit.row))
+        : entity === 'states' ? stateLabelOf(name, countryNameOfRow(store, entity, hit.row)) : name;
+      extras[2] = roundScore(hit.score);
+      extras[3] = hit.field;
+      if (i > 0) out.byte(0x2c);
+      writer.write(out, hit.row, extras);
+    }
+    out.byte(0x5d);
+    const bytes = out.take();
+    cache.set(key, bytes);
+    return searchReply(bytes, false);
+  }
   const items = hits.map((hit) => {
     const record = decodeRow(store, entity, hit.row);
     const localized = locale === null ? null : localizedNameOf(locale, record);

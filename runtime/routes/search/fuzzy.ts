@@ -9,6 +9,11 @@ import type { Operation, Reply, RequestContext } from '../types.js';
 import { countryFilter, limitParam, searchText, searchType, thresholdParam } from './params.js';
 import { decodeRow, jsonArray, searchProjection, tierFor } from '../../render/search.js';
 import { cacheKey, searchCache, searchReply } from './shared.js';
+import { FieldCopy, rowJsonWriter, sharedJsonBytes } from '../../render/row-json.js';
+
+/** Per-row values of ADDITIONS, reused (requests run one at a time per thread). */
+const extras: unknown[] = [null, null];
+const NATIVE = new FieldCopy('native');
 
 export const FUZZY_LIMIT_MAX = 50;
 export const FUZZY_LIMIT_DEFAULT = 10;
@@ -30,6 +35,24 @@ function handle(ctx: RequestContext): Reply {
 
   const hits = fuzzySearch(ctx.engine.search.indexes(entity), { q: q.raw, threshold, rows: filterRows(ctx.store, entity, country, null), limit });
   const projection = searchProjection(entity, tier, false, ADDITIONS);
+  const rowBytes = ctx.store[entity].rowBytes;
+  if (rowBytes !== null) {
+    // Fields written from the row's bytes, additions from `extras` (no record decoded).
+    const writer = rowJsonWriter(rowBytes, projection, ADDITIONS);
+    const out = sharedJsonBytes.reset();
+    out.byte(0x5b);
+    for (let i = 0; i < hits.length; i++) {
+      const hit = hits[i]!;
+      extras[0] = roundScore(hit.score);
+      extras[1] = hit.nativeWins ? NATIVE : null;
+      if (i > 0) out.byte(0x2c);
+      writer.write(out, hit.row, extras);
+    }
+    out.byte(0x5d);
+    const bytes = out.take();
+    cache.set(key, bytes);
+    return searchReply(bytes, false);
+  }
   const items = hits.map((hit) => {
     const record = decodeRow(ctx.store, entity, hit.row);
     const item = record as unknown as Record<string, unknown>;

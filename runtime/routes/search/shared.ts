@@ -23,6 +23,6 @@ export function cacheKey(parts: readonly (string | number | boolean | null)[]): 
   return JSON.stringify(parts);
 }
 
-export function searchReply(body: string, cacheHit: boolean): Reply {
+export function searchReply(body: string | Uint8Array, cacheHit: boolean): Reply {
   return { status: 200, body, headers: { 'X-Cache': cacheHit ? 'HIT' : 'MISS' } };
 }
