@@ -10,7 +10,7 @@
 // - absent fields read as the codec reads them (0, null or '' by field kind).
 // Values a caller computes per row (search additions, a `type` that replaces the stored one)
 // come from `extras`, written with JSON.stringify (undefined leaves the key out, as it does).
-import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from '../store/entity-table.js';
+import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from '../store/types.js';
 import { decodeUtf8 } from '../store/record-byte-buffer.js';
 import type { Projection } from './projection.js';
 

@@ -1,7 +1,8 @@
 // FlatBuffers row → plain record of the model (runtime/format/model.ts), one codec per entity.
 import * as fb from '../format/generated/geoapi/fb.js';
 import type { CityRecord, CountryRecord, PostcodeRecord, RegionRecord, StateRecord, SubregionRecord } from '../format/model.js';
-import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldKind, type FieldLayout, type TableCodec } from './entity-table.js';
+import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldKind, type FieldLayout } from './types.js';
+import type { TableCodec } from './entity-table.js';
 
 /** Layout from (name, kind) in schema field order (slot = 4 + 2 × index, schemas/snapshot/geoapi.fbs). */
 function layoutOf(fields: readonly [string, FieldKind][]): readonly FieldLayout[] {

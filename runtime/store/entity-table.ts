@@ -7,7 +7,7 @@ import { SnapshotFormatError } from '../format/section.js';
 import type { EntityName } from '../format/model.js';
 import { IDS_MODE_DENSE, IDS_MODE_SORTED, idsSection } from '../format/sections.js';
 import { RecordByteBuffer } from './record-byte-buffer.js';
-import type { EntityTable } from './types.js';
+import type { EntityTable, FieldLayout, RowBytes } from './types.js';
 
 /** What a generated FlatBuffers row accessor must offer; `init` points it at a row. */
 export interface RowCursor {
@@ -21,30 +21,6 @@ export interface TableCodec<R, C extends RowCursor> {
   name(cursor: C): string;
   /** Where decode() reads each field (for writers that copy fields without decoding), if described. */
   layout?: readonly FieldLayout[];
-}
-
-/** How a FlatBuffers field reads: the record value decode() gives when the field is absent differs per kind. */
-export const FIELD_INT = 0; // int32, absent → 0
-export const FIELD_INT_OR_NULL = 1; // int32, absent → null
-export const FIELD_DOUBLE_OR_NULL = 2; // float64, absent → null
-export const FIELD_STRING = 3; // string, absent → null
-export const FIELD_STRING_OR_EMPTY = 4; // string, absent → ''
-export type FieldKind = typeof FIELD_INT | typeof FIELD_INT_OR_NULL | typeof FIELD_DOUBLE_OR_NULL | typeof FIELD_STRING | typeof FIELD_STRING_OR_EMPTY;
-
-/** One field of a record: its record (= JSON) name, its vtable slot (4 + 2 × field index) and kind. */
-export interface FieldLayout {
-  readonly name: string;
-  readonly slot: number;
-  readonly kind: FieldKind;
-}
-
-/** Zero-copy access to a table's rows for writers that read fields in place (render/row-json.ts). */
-export interface RowBytes {
-  /** The records section's bytes. */
-  readonly bytes: Uint8Array;
-  readonly layout: readonly FieldLayout[];
-  /** Position of row `row`'s FlatBuffers table in `bytes`. */
-  tablePosition(row: number): number;
 }
 
 /** Row → id and id → row, from an `ids.<entity>` payload. */

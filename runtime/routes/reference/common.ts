@@ -10,7 +10,7 @@ import { ApiError, type Tier } from '../../contract/index.js';
 import type { RequestContext, Reply } from '../types.js';
 import { memoizedReply } from './body-memo.js';
 import { rowsJson } from '../../render/row-json.js';
-import type { RowBytes } from '../../store/entity-table.js';
+import type { RowBytes } from '../../store/types.js';
 
 /** Spec durations table; every keyed answer is per plan, hence `private`. */
 export const CACHE_DAY = 'private, max-age=86400';
