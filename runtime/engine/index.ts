@@ -13,6 +13,11 @@ import { subregionRowsOfRegion } from './regions.js';
 import { searchContext, type SearchContext } from './search/context.js';
 import { stateRowByIso3166, stateRowInCountry, stateRowsInCountry } from './states.js';
 import { countryZone } from './timezone.js';
+import { autocompleteSearch, prepareAutocomplete } from './search/autocomplete.js';
+import { fuzzySearch, prepareFuzzy } from './search/fuzzy.js';
+import { ENTITY_OF } from './search/context.js';
+import { RowRanges } from './search/row-filter.js';
+import { matchKey } from '../text/normalise.js';
 
 export class Engine {
   constructor(readonly store: Store) {}
@@ -110,4 +115,46 @@ const engines = perStore((store) => new Engine(store));
 /** The engine of a Store (one per Store). */
 export function engineFor(store: Store): Engine {
   return engines.get(store);
+}
+
+/**
+ * What the engine otherwise builds on the first request that needs it (index views, trigram
+ * bitmaps, scratch arrays, autocomplete's rank structure, city kinds, postcode locality texts,
+ * code lookups), as separate steps of at most some tens of ms each: the server runs them one per
+ * event-loop turn after loading, so a request arriving meanwhile waits for one step at most and no
+ * request pays a whole preparation.
+ */
+export function preparationSteps(store: Store): (() => void)[] {
+  const engine = engineFor(store);
+  const steps: (() => void)[] = [
+    () => engine.countryRow('US'),
+    () => engine.stateRow(0, '-'),
+    () => engine.postcodes,
+    () => engine.postcodes.prepare(),
+    () => engine.search.cityKinds(),
+  ];
+  for (const entity of Object.values(ENTITY_OF)) {
+    steps.push(
+      () => engine.search.indexes(entity).trigram.prepare(),
+      () => prepareAutocomplete(engine.search.indexes(entity)),
+      () => prepareFuzzy(engine.search.indexes(entity)),
+    );
+  }
+  // Searches of names spread over the table, so the first real ones run compiled code.
+  const cities = store.cities;
+  for (let round = 0; round < 8 && cities.count > 0; round++) {
+    steps.push(() => {
+      const indexes = engine.search.indexes('cities');
+      const rows = RowRanges.all(cities.count);
+      for (let i = 0; i < 16; i++) {
+        const name = cities.nameAt(Math.floor(((i * 8 + round) * cities.count) / 128) % cities.count);
+        for (const q of [name.slice(0, 2 + (i % 5)), name]) {
+          if (q.trim().length < 2) continue;
+          autocompleteSearch(indexes, { q, key: matchKey(q), rows, limit: 10 });
+          fuzzySearch(indexes, { q, threshold: 0.3, rows, limit: 10 });
+        }
+      }
+    });
+  }
+  return steps;
 }

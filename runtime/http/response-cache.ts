@@ -211,8 +211,9 @@ export class ResponseCache {
   }
 
   /** Prepares `body` (bytes and ETag, computed once here) and keeps it under `key` until `expiresAtMs`. */
-  insert(key: string, body: string, expiresAtMs: number = Infinity): PreparedBody {
-    const bytes = Buffer.from(body, 'utf8');
+  insert(key: string, body: string | Uint8Array, expiresAtMs: number = Infinity): PreparedBody {
+    // The same bytes (and so the same ETag) whether the handler rendered text or UTF-8 bytes.
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     const prepared = new PreparedBody(bytes, strongEtag(key, this.dataVersion, body));
     const size = bytes.byteLength + key.length + prepared.etag!.length + ENTRY_OVERHEAD_BYTES;
     if (size > this.budgetBytes) {

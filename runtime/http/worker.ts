@@ -5,7 +5,7 @@ import { KeyIndex, type KeySnapshot } from '../access/key-index.js';
 import { parsePolicy } from '../access/policy.js';
 import { createQuotaGate } from '../access/quota/index.js';
 import { noQuotaGate, type QuotaGate } from '../access/quota-hook.js';
-import { allOperations, configureOperations, onStoreChanged } from '../routes/registry.js';
+import { allOperations, configureOperations, onStoreChanged, preparationStepsFor } from '../routes/registry.js';
 import type { Operation } from '../routes/types.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
@@ -166,6 +166,25 @@ async function main(): Promise<void> {
     operations: operations.length,
     skippedKeys: state.keys.skipped,
   });
+  // A test seam's store may lack sections the preparation reads: only the real one is prepared.
+  if (init.operationsModule === null) prepareInTurns(store);
+}
+
+/** Runs the engine's preparation steps one per event-loop turn (requests are served in between). */
+function prepareInTurns(store: Store): void {
+  const steps = preparationStepsFor(store);
+  const next = (): void => {
+    const step = steps.shift();
+    if (!step) return;
+    try {
+      step();
+    } catch (error) {
+      // Not fatal: the request that needs it builds it (and reports a real problem itself).
+      log(`preparing the engine: ${(error as Error).message}`);
+    }
+    setImmediate(next);
+  };
+  setImmediate(next);
 }
 
 main().catch((error: unknown) => {

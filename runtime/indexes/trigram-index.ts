@@ -169,6 +169,19 @@ export class TrigramIndex {
     return this.docRows.length;
   }
 
+  /**
+   * Builds what searches otherwise build on first use — the per-doc state, the scratch arrays and
+   * the membership bitmap of every long posting list — so no request pays for it.
+   */
+  prepare(): void {
+    this.docStateArray();
+    this.touched ??= new Int32Array(this.docRows.length);
+    this.matchScores ??= new Float32Array(this.docRows.length);
+    for (let slot = 0; slot < this.codes.length; slot++) {
+      if (this.postingStarts[slot + 1]! - this.postingStarts[slot]! >= BITMAP_MIN_POSTINGS) this.bitmapOf(slot);
+    }
+  }
+
   docRow(doc: number): number {
     return this.docRows[doc]!;
   }

@@ -5,6 +5,25 @@ import { referenceOperations } from './reference/index.js';
 import { usageOperation } from './account/usage.js';
 import { searchOperations } from './search/index.js';
 import type { Operation } from './types.js';
+import { preparationSteps } from '../engine/index.js';
+import { CITY_FIELDS, STATE_FIELDS } from '../render/fields.js';
+import { projectionFor } from '../render/projection.js';
+import { warmRowJson } from '../render/row-json.js';
+import type { Store } from '../store/types.js';
+
+/**
+ * What the first requests would otherwise prepare (runtime/engine preparationSteps), then the row
+ * writer run over some rows at each tier: steps for the server to run between requests after loading.
+ */
+export function preparationStepsFor(store: Store): (() => void)[] {
+  const steps = preparationSteps(store);
+  for (const [table, set] of [[store.cities, CITY_FIELDS], [store.states, STATE_FIELDS]] as const) {
+    const rowBytes = table.rowBytes;
+    if (rowBytes === null) continue;
+    for (const tier of ['basic', 'coordinates', 'full'] as const) steps.push(() => warmRowJson(rowBytes, projectionFor(set, tier), Math.min(table.count, 2000)));
+  }
+  return steps;
+}
 
 export function allOperations(): Operation[] {
   return [...referenceOperations, ...postcodeOperations, ...searchOperations, ...changeOperations, usageOperation];

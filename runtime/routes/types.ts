@@ -44,7 +44,8 @@ export interface BodyReply {
  */
 export interface RenderedReply {
   status: 200;
-  render(): string;
+  /** JSON text, or its UTF-8 bytes (the row writers of runtime/render/row-json.ts). */
+  render(): string | Uint8Array;
   headers?: Record<string, string>;
   /** How long a rendered body may be served from the cache (ms); default: as long as the store. */
   maxAgeMs?: number;
@@ -53,7 +54,7 @@ export interface RenderedReply {
 export type Reply = BodyReply | RenderedReply;
 
 /** A 200 rendered on demand (and cached by the HTTP layer). */
-export function rendered(render: () => string, headers?: Record<string, string>, maxAgeMs?: number): RenderedReply {
+export function rendered(render: () => string | Uint8Array, headers?: Record<string, string>, maxAgeMs?: number): RenderedReply {
   const reply: RenderedReply = { status: 200, render };
   if (headers !== undefined) reply.headers = headers;
   if (maxAgeMs !== undefined) reply.maxAgeMs = maxAgeMs;

@@ -1,7 +1,13 @@
 // FlatBuffers row → plain record of the model (runtime/format/model.ts), one codec per entity.
 import * as fb from '../format/generated/geoapi/fb.js';
 import type { CityRecord, CountryRecord, PostcodeRecord, RegionRecord, StateRecord, SubregionRecord } from '../format/model.js';
+import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldKind, type FieldLayout } from './types.js';
 import type { TableCodec } from './entity-table.js';
+
+/** Layout from (name, kind) in schema field order (slot = 4 + 2 × index, schemas/snapshot/geoapi.fbs). */
+function layoutOf(fields: readonly [string, FieldKind][]): readonly FieldLayout[] {
+  return Object.freeze(fields.map(([name, kind], i) => Object.freeze({ name, slot: 4 + 2 * i, kind })));
+}
 
 export const regionCodec: TableCodec<RegionRecord, fb.Region> = {
   newCursor: () => new fb.Region(),
@@ -53,6 +59,13 @@ export const countryCodec: TableCodec<CountryRecord, fb.Country> = {
 
 export const stateCodec: TableCodec<StateRecord, fb.State> = {
   newCursor: () => new fb.State(),
+  layout: layoutOf([
+    ['id', FIELD_INT], ['name', FIELD_STRING_OR_EMPTY], ['country_id', FIELD_INT], ['country_code', FIELD_STRING_OR_EMPTY],
+    ['fips_code', FIELD_STRING], ['iso2', FIELD_STRING], ['iso3166_2', FIELD_STRING], ['type', FIELD_STRING],
+    ['level', FIELD_INT_OR_NULL], ['parent_id', FIELD_INT_OR_NULL], ['native', FIELD_STRING], ['latitude', FIELD_STRING],
+    ['longitude', FIELD_STRING], ['timezone', FIELD_STRING], ['translations', FIELD_STRING], ['wikiDataId', FIELD_STRING],
+    ['population', FIELD_DOUBLE_OR_NULL],
+  ]),
   name: (r) => r.name() ?? '',
   decode: (r) => ({
     id: r.id(),
@@ -77,6 +90,12 @@ export const stateCodec: TableCodec<StateRecord, fb.State> = {
 
 export const cityCodec: TableCodec<CityRecord, fb.City> = {
   newCursor: () => new fb.City(),
+  layout: layoutOf([
+    ['id', FIELD_INT], ['name', FIELD_STRING_OR_EMPTY], ['state_id', FIELD_INT], ['state_code', FIELD_STRING_OR_EMPTY],
+    ['country_id', FIELD_INT], ['country_code', FIELD_STRING_OR_EMPTY], ['type', FIELD_STRING], ['level', FIELD_STRING],
+    ['parent_id', FIELD_INT_OR_NULL], ['latitude', FIELD_STRING], ['longitude', FIELD_STRING], ['native', FIELD_STRING],
+    ['population', FIELD_DOUBLE_OR_NULL], ['timezone', FIELD_STRING], ['translations', FIELD_STRING], ['wikiDataId', FIELD_STRING],
+  ]),
   name: (r) => r.name() ?? '',
   decode: (r) => ({
     id: r.id(),

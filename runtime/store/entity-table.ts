@@ -7,7 +7,7 @@ import { SnapshotFormatError } from '../format/section.js';
 import type { EntityName } from '../format/model.js';
 import { IDS_MODE_DENSE, IDS_MODE_SORTED, idsSection } from '../format/sections.js';
 import { RecordByteBuffer } from './record-byte-buffer.js';
-import type { EntityTable } from './types.js';
+import type { EntityTable, FieldLayout, RowBytes } from './types.js';
 
 /** What a generated FlatBuffers row accessor must offer; `init` points it at a row. */
 export interface RowCursor {
@@ -19,6 +19,8 @@ export interface TableCodec<R, C extends RowCursor> {
   newCursor(): C;
   decode(cursor: C): R;
   name(cursor: C): string;
+  /** Where decode() reads each field (for writers that copy fields without decoding), if described. */
+  layout?: readonly FieldLayout[];
 }
 
 /** Row → id and id → row, from an `ids.<entity>` payload. */
@@ -79,6 +81,20 @@ export class FlatEntityTable<R, C extends RowCursor> implements EntityTable<R> {
     if (ids.idsByRow.length !== this.count) {
       throw new SnapshotFormatError(`${idsSection(entity)}: expected ${this.count} ids (one per record), found ${ids.idsByRow.length}`);
     }
+  }
+
+  /** Raw row access when the codec describes its layout, else null. */
+  get rowBytes(): RowBytes | null {
+    const layout = this.codec.layout;
+    if (!layout) return null;
+    return (this.rowBytesView ??= { bytes: this.bb.bytes(), layout, tablePosition: (row) => this.tablePosition(row) });
+  }
+
+  private rowBytesView: RowBytes | undefined;
+
+  tablePosition(row: number): number {
+    if (!(row >= 0 && row < this.count)) throw new RangeError(`${this.entity}: row ${row} out of range 0..${this.count - 1}`);
+    return this.bb.__indirect(this.vectorStart + row * 4);
   }
 
   private at(row: number): C {

@@ -3,6 +3,30 @@
 import type { CityRecord, CountryRecord, PostcodeRecord, RegionRecord, StateRecord, SubregionRecord } from '../format/model.js';
 import type { Manifest } from '../format/manifest.js';
 
+/** How a FlatBuffers field reads: the record value decode() gives when the field is absent differs per kind. */
+export const FIELD_INT = 0; // int32, absent → 0
+export const FIELD_INT_OR_NULL = 1; // int32, absent → null
+export const FIELD_DOUBLE_OR_NULL = 2; // float64, absent → null
+export const FIELD_STRING = 3; // string, absent → null
+export const FIELD_STRING_OR_EMPTY = 4; // string, absent → ''
+export type FieldKind = typeof FIELD_INT | typeof FIELD_INT_OR_NULL | typeof FIELD_DOUBLE_OR_NULL | typeof FIELD_STRING | typeof FIELD_STRING_OR_EMPTY;
+
+/** One field of a record: its record (= JSON) name, its vtable slot (4 + 2 × field index) and kind. */
+export interface FieldLayout {
+  readonly name: string;
+  readonly slot: number;
+  readonly kind: FieldKind;
+}
+
+/** Zero-copy access to a table's rows for writers that read fields in place (render/row-json.ts). */
+export interface RowBytes {
+  /** The records section's bytes. */
+  readonly bytes: Uint8Array;
+  readonly layout: readonly FieldLayout[];
+  /** Position of row `row`'s FlatBuffers table in `bytes`. */
+  tablePosition(row: number): number;
+}
+
 /** One entity's records. `row` is the dense position in the snapshot's order; `id` the dataset id. */
 export interface EntityTable<R> {
   readonly count: number;
@@ -14,6 +38,8 @@ export interface EntityTable<R> {
   idAt(row: number): number;
   /** The English name of a row (postcodes: the code), without decoding the record. */
   nameAt(row: number): string;
+  /** The rows' bytes and field layout, for serialising fields in place (null: decode records instead). */
+  readonly rowBytes: RowBytes | null;
 }
 
 /**

@@ -66,6 +66,14 @@ export class PostcodeEngine {
     this.columns = PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), count);
   }
 
+  /** Decodes every country's locality text ahead of the first `q` request (prepareEngine). */
+  prepare(): void {
+    const ranges = this.store.relations.countryPostcodes;
+    for (let countryRow = 0; countryRow < ranges.start.length; countryRow++) {
+      if (ranges.end[countryRow]! > ranges.start[countryRow]!) this.columns.localitiesOfRange(ranges.start[countryRow]!);
+    }
+  }
+
   /** One engine per store, built on first use. */
   static of(store: Store): PostcodeEngine {
     return engines.get(store);

@@ -17,6 +17,7 @@ import type { EntityIndexes } from './context.js';
 import { nameMatches } from './name-matches.js';
 import { AUTOCOMPLETE_RULES, comparatorOf, MATCH_EXACT, MATCH_OTHER, MATCH_PREFIX, TopK, type AutocompleteCandidate, type MatchedField } from './ranking.js';
 import type { RowRanges } from './row-filter.js';
+import { PrefixTop } from './prefix-top.js';
 
 /**
  * Trigram matches below this similarity are not autocomplete candidates. Rule 3 ranks the fill by
@@ -84,6 +85,26 @@ function scratchFor(indexes: EntityIndexes): Scratch {
   return s;
 }
 
+/** Prefix ranges at least this long are answered by PrefixTop (shorter ones are scanned). */
+const TOP_MIN_ENTRIES = 256;
+const prefixTops = new WeakMap<EntityIndexes, PrefixTop | null>();
+
+/** The entity's PrefixTop, built on first use (or ahead: prepareAutocomplete). */
+function prefixTopOf(indexes: EntityIndexes): PrefixTop | null {
+  let top = prefixTops.get(indexes);
+  if (top === undefined) {
+    top = PrefixTop.build(indexes.prefix, indexes.rowCount, indexes.prominence, indexes.idAt);
+    prefixTops.set(indexes, top);
+  }
+  return top;
+}
+
+/** Builds what autocomplete prepares on first use (scratch arrays, PrefixTop), off the request path. */
+export function prepareAutocomplete(indexes: EntityIndexes): void {
+  scratchFor(indexes);
+  prefixTopOf(indexes);
+}
+
 function codePointCount(text: string): number {
   let n = 0;
   for (const _ of text) n++;
@@ -107,23 +128,56 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
   if (keyBytes > 0) {
     const prefix = indexes.prefix;
     const [start, end] = prefix.range(query.key);
-    const everyRow = rows.isAll;
-    for (let i = start; i < end; i++) {
-      const row = prefix.row(i);
-      if (!everyRow && !rows.has(row)) continue;
-      const entryKeyBytes = prefix.keyLength(i);
-      const match = entryKeyBytes === keyBytes ? MATCH_EXACT : MATCH_PREFIX;
-      const field = prefix.field(i) === PREFIX_FIELD_NATIVE ? FIELD_RANK.native : FIELD_RANK.name;
-      const score = match === MATCH_EXACT ? 1 : keyBytes / entryKeyBytes;
-      if (s.prefixStamp[row] !== generation) {
+    const best = rows.isAll && end - start >= TOP_MIN_ENTRIES ? prefixTopOf(indexes) : null;
+    if (best !== null) {
+      // Only the `limit` best-ranked rows can be shown: exact rows first, then starts-with rows,
+      // each by rank; each taken row is then scored over its own entries in the range.
+      let exactEnd = start;
+      while (exactEnd < end && prefix.keyLength(exactEnd) === keyBytes) exactEnd++;
+      const isTaken = (row: number): boolean => s.prefixStamp[row] === generation;
+      const take = (row: number): void => {
         s.prefixStamp[row] = generation;
         prefixRows.push(row);
-      } else if (s.match[row]! < match || (s.match[row] === match && better(score, field, s.score[row]!, s.field[row]!) === false)) {
-        continue;
+        let bestMatch = MATCH_OTHER + 1;
+        let bestField = 0;
+        let bestScore = 0;
+        for (const i of best.entriesOf(row)) {
+          if (i < start || i >= end) continue;
+          const entryKeyBytes = prefix.keyLength(i);
+          const match = entryKeyBytes === keyBytes ? MATCH_EXACT : MATCH_PREFIX;
+          const field = prefix.field(i) === PREFIX_FIELD_NATIVE ? FIELD_RANK.native : FIELD_RANK.name;
+          const score = match === MATCH_EXACT ? 1 : keyBytes / entryKeyBytes;
+          if (match < bestMatch || (match === bestMatch && better(score, field, bestScore, bestField))) {
+            bestMatch = match;
+            bestField = field;
+            bestScore = score;
+          }
+        }
+        s.match[row] = bestMatch;
+        s.field[row] = bestField;
+        s.score[row] = bestScore;
+      };
+      const exactRows = best.eachBest(start, exactEnd, query.limit, isTaken, take);
+      if (exactRows < query.limit) best.eachBest(exactEnd, end, query.limit - exactRows, isTaken, take);
+    } else {
+      const everyRow = rows.isAll;
+      for (let i = start; i < end; i++) {
+        const row = prefix.row(i);
+        if (!everyRow && !rows.has(row)) continue;
+        const entryKeyBytes = prefix.keyLength(i);
+        const match = entryKeyBytes === keyBytes ? MATCH_EXACT : MATCH_PREFIX;
+        const field = prefix.field(i) === PREFIX_FIELD_NATIVE ? FIELD_RANK.native : FIELD_RANK.name;
+        const score = match === MATCH_EXACT ? 1 : keyBytes / entryKeyBytes;
+        if (s.prefixStamp[row] !== generation) {
+          s.prefixStamp[row] = generation;
+          prefixRows.push(row);
+        } else if (s.match[row]! < match || (s.match[row] === match && better(score, field, s.score[row]!, s.field[row]!) === false)) {
+          continue;
+        }
+        s.match[row] = match;
+        s.field[row] = field;
+        s.score[row] = score;
       }
-      s.match[row] = match;
-      s.field[row] = field;
-      s.score[row] = score;
     }
   }
 

@@ -48,6 +48,11 @@ function scratchFor(indexes: EntityIndexes): Scratch {
   return scratch;
 }
 
+/** Builds fuzzy search's scratch arrays ahead of the first request. */
+export function prepareFuzzy(indexes: EntityIndexes): void {
+  scratchFor(indexes);
+}
+
 export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit[] {
   if (query.rows.isEmpty) return [];
   const [rowStart, rowEnd] = query.rows.span;

@@ -22,6 +22,7 @@ function citiesReply(ctx: RequestContext, ranges: RangesByParent, parentRow: num
     count: end - start,
     rowAt: (i) => start + i,
     record: (row) => cities.record(row),
+    rowBytes: cities.rowBytes,
     entity: 'cities',
     cacheControl: CACHE_DAY,
   });

@@ -15,6 +15,8 @@ import { rendered, type ParamSpec, type RequestContext, type Reply } from '../ty
 export const CISO_PATH: ParamSpec = pathSpec('ciso', "Country ISO 3166-1 alpha-2 or alpha-3 code, any case (US, usa).", 'US');
 /** `{siso}`: a state's code within its country (the iso2 column). */
 export const SISO_PATH: ParamSpec = pathSpec('siso', "State code within the country (the state's iso2, e.g. CA).", 'CA');
+import { rowsJson } from '../../render/row-json.js';
+import type { RowBytes } from '../../store/types.js';
 
 /** Spec durations table; every keyed answer is per plan, hence `private`. */
 export const CACHE_DAY = 'private, max-age=86400';
@@ -77,6 +79,8 @@ export interface ListSpec<R extends Nameable> {
   /** The table the rows belong to (q filters use its cached name keys). */
   entity: NamedEntity;
   cacheControl: string;
+  /** The table's row bytes (store.<entity>.rowBytes): default bodies are then written from them, no record decoded. */
+  rowBytes?: RowBytes | null;
 }
 
 export function projectionOf(set: EntityFields, tier: Tier, params: ListParams): Projection {
@@ -120,7 +124,12 @@ export function pagedListReply<T extends object>(items: readonly T[], projection
 export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>): Reply {
   const projection = projectionOf(spec.set, spec.tier, spec.params);
   if (spec.params.plain) {
-    return renderedJson(() => serializeList(projection, spec.count, (i) => spec.record(spec.rowAt(i))), spec.cacheControl);
+    const rowBytes = spec.rowBytes;
+    // Written from the rows' bytes where the table has them (no record decoded).
+    return rendered(
+      rowBytes ? () => rowsJson(rowBytes, projection, spec.count, spec.rowAt) : () => serializeList(projection, spec.count, (i) => spec.record(spec.rowAt(i))),
+      cacheControlHeaders(spec.cacheControl),
+    );
   }
   const { page } = spec.params;
   if (page === null) {

@@ -25,6 +25,7 @@ export const statesAll: Operation = {
       count: states.count,
       rowAt: (i) => i,
       record: (row) => states.record(row),
+      rowBytes: states.rowBytes,
       entity: 'states',
       cacheControl: CACHE_DAY,
     });
@@ -53,6 +54,7 @@ export const countryStates: Operation = {
       count: end - start,
       rowAt: (i) => start + i,
       record: (row) => states.record(row),
+      rowBytes: states.rowBytes,
       entity: 'states',
       cacheControl: CACHE_DAY,
     });

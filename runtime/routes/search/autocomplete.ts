@@ -9,6 +9,7 @@ import { includeTranslationsParam, includeTranslationsSpec, localeParam, localeS
 import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, STATE_SPEC, stateFilter, TYPE_SPEC } from './params.js';
 import { countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
+import { rowJsonWriter, sharedJsonBytes } from '../../render/row-json.js';
 
 export const AUTOCOMPLETE_LIMIT_MAX = 50;
 export const AUTOCOMPLETE_LIMIT_DEFAULT = 10;
@@ -20,6 +21,21 @@ const FORCED: Readonly<Record<SearchEntity, readonly string[]>> = {
   countries: [],
 };
 const ADDITIONS = ['type', 'label', 'match_score', 'matched_field'];
+
+/** Per-row values of ADDITIONS, reused (requests run one at a time per thread). */
+const extras: unknown[] = [null, null, null, null];
+
+/** `name, state, country` without the absent parts (as the record path joins them). */
+function labelOf(first: string, stateName: string | null, countryName: string | null): string {
+  let label = first;
+  if (stateName) label = label ? `${label}, ${stateName}` : stateName;
+  if (countryName) label = label ? `${label}, ${countryName}` : countryName;
+  return label;
+}
+
+function stateLabelOf(first: string, countryName: string | null): string {
+  return countryName ? `${first}, ${countryName}` : first;
+}
 
 function handle(ctx: RequestContext): Reply {
   const q = searchText(ctx);
@@ -48,11 +64,31 @@ interface AutocompleteInputs {
   tier: ReturnType<typeof tierFor>;
 }
 
-function render(ctx: RequestContext, { q, entity, type, country, state, limit, locale, includeTranslations, tier }: AutocompleteInputs): string {
+function render(ctx: RequestContext, { q, entity, type, country, state, limit, locale, includeTranslations, tier }: AutocompleteInputs): string | Uint8Array {
   const hits = autocompleteSearch(ctx.engine.search.indexes(entity), { q: q.raw, key: q.key, rows: filterRows(ctx.store, entity, country, state), limit });
   const extra = locale === null ? [...FORCED[entity], ...ADDITIONS] : [...FORCED[entity], ...ADDITIONS, 'localized_name', 'matched_locale'];
   const projection = searchProjection(entity, tier, includeTranslations, extra);
   const store = ctx.store;
+  const rowBytes = store[entity].rowBytes;
+  if (locale === null && rowBytes !== null) {
+    // Fields written from the row's bytes, additions from `extras` (no record decoded).
+    const writer = rowJsonWriter(rowBytes, projection, ADDITIONS);
+    const out = sharedJsonBytes.reset();
+    out.byte(0x5b);
+    for (let i = 0; i < hits.length; i++) {
+      const hit = hits[i]!;
+      const name = store[entity].nameAt(hit.row);
+      extras[0] = type;
+      extras[1] = entity === 'cities' ? labelOf(name, stateNameOfCityRow(store, hit.row), countryNameOfRow(store, entity, hit.row))
+        : entity === 'states' ? stateLabelOf(name, countryNameOfRow(store, entity, hit.row)) : name;
+      extras[2] = roundScore(hit.score);
+      extras[3] = hit.field;
+      if (i > 0) out.byte(0x2c);
+      writer.write(out, hit.row, extras);
+    }
+    out.byte(0x5d);
+    return out.take();
+  }
   const items = hits.map((hit) => {
     const record = decodeRow(store, entity, hit.row);
     const localized = locale === null ? null : localizedNameOf(locale, record);

@@ -8,6 +8,11 @@ import { roundScore } from '../../text/trigram.js';
 import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, THRESHOLD_SPEC, thresholdParam, TYPE_SPEC } from './params.js';
 import { countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
+import { FieldCopy, rowJsonWriter, sharedJsonBytes } from '../../render/row-json.js';
+
+/** Per-row values of ADDITIONS[entity], reused (requests run one at a time per thread). */
+const extras: unknown[] = [null, null, null, null];
+const NATIVE = new FieldCopy('native');
 
 export const FUZZY_LIMIT_MAX = 50;
 export const FUZZY_LIMIT_DEFAULT = 10;
@@ -30,12 +35,33 @@ function handle(ctx: RequestContext): Reply {
   // Rendered on demand: the HTTP layer's response cache answers repeated requests.
   return rendered(() => {
     const hits = fuzzySearch(ctx.engine.search.indexes(entity), { q: q.raw, threshold, rows: filterRows(ctx.store, entity, country, null), limit });
-    const projection = searchProjection(entity, tier, false, ADDITIONS[entity]);
+    const additions = ADDITIONS[entity];
+    const projection = searchProjection(entity, tier, false, additions);
+    const store = ctx.store;
+    const rowBytes = store[entity].rowBytes;
+    if (rowBytes !== null) {
+      // Fields written from the row's bytes, additions from `extras` (no record decoded).
+      const writer = rowJsonWriter(rowBytes, projection, additions);
+      const out = sharedJsonBytes.reset();
+      out.byte(0x5b);
+      for (let i = 0; i < hits.length; i++) {
+        const hit = hits[i]!;
+        let e = 0;
+        if (entity !== 'countries') extras[e++] = countryNameOfRow(store, entity, hit.row);
+        if (entity === 'cities') extras[e++] = stateNameOfCityRow(store, hit.row);
+        extras[e++] = roundScore(hit.score);
+        extras[e] = hit.nativeWins ? NATIVE : null;
+        if (i > 0) out.byte(0x2c);
+        writer.write(out, hit.row, extras);
+      }
+      out.byte(0x5d);
+      return out.take();
+    }
     const items = hits.map((hit) => {
-      const record = decodeRow(ctx.store, entity, hit.row);
+      const record = decodeRow(store, entity, hit.row);
       const item = record as unknown as Record<string, unknown>;
-      if (entity !== 'countries') item.country_name = countryNameOfRow(ctx.store, entity, hit.row);
-      if (entity === 'cities') item.state_name = stateNameOfCityRow(ctx.store, hit.row);
+      if (entity !== 'countries') item.country_name = countryNameOfRow(store, entity, hit.row);
+      if (entity === 'cities') item.state_name = stateNameOfCityRow(store, hit.row);
       item.match_score = roundScore(hit.score);
       item.matched_alias = hit.nativeWins ? record.native : null;
       return serializeObject(projection, item);

@@ -1,0 +1,206 @@
+// The best-ranked rows of a prefix range without visiting the whole range. A short prefix ("ma")
+// opens a range of tens of thousands of prefix-index entries, while autocomplete shows ten rows;
+// among name/native prefix matches the ranking rules reduce to rank = (prominence desc, id asc)
+// per row (rule 1 splits exact from starts-with, rules 2–3 tie, rules 4–5 decide), so the answer
+// is the k smallest ranks in the range — a top-k range-minimum query:
+//   entryRank[i]  rank of entry i's row
+//   blockMin[b]   min of entryRank over block b (BLOCK entries), with a sparse table over blocks
+//   top-k         a heap of sub-ranges keyed by their minimum: pop the best, split around it.
+// Cost per returned row: O(log k + BLOCK), whatever the size of the range.
+import type { PrefixIndex } from '../../indexes/prefix-index.js';
+
+const BLOCK = 32;
+
+export class PrefixTop {
+  private readonly entryRank: Int32Array;
+  /** blockMin[b] = min of entryRank over block b. */
+  private readonly blockMin: Int32Array;
+  /** levels[j][b] = the block of blocks b .. b + 2^j − 1 holding the smallest blockMin. */
+  private readonly levels: Int32Array[];
+  /** The entries of each row (CSR): entryRows[entryStart[row] .. entryStart[row + 1]). */
+  private readonly entryStart: Int32Array;
+  private readonly entriesOfRow: Int32Array;
+  // Heap of sub-ranges [from, to) by their minimum rank (reused).
+  private heapRank = new Int32Array(64);
+  private heapPos = new Int32Array(64);
+  private heapFrom = new Int32Array(64);
+  private heapTo = new Int32Array(64);
+  private heapSize = 0;
+
+  /**
+   * `rankOfRow[row]`: 0 for the best-ranked row. Returns null when a row's prominence is NaN
+   * (the ranking comparator is then not a total order: callers scan instead).
+   */
+  static build(prefix: PrefixIndex, rowCount: number, prominence: Float64Array, idAt: (row: number) => number): PrefixTop | null {
+    for (let row = 0; row < rowCount; row++) if (Number.isNaN(prominence[row]!)) return null;
+    const ids = new Float64Array(rowCount);
+    for (let row = 0; row < rowCount; row++) ids[row] = idAt(row);
+    const order = new Int32Array(rowCount);
+    for (let row = 0; row < rowCount; row++) order[row] = row;
+    order.sort((a, b) => prominence[b]! - prominence[a]! || ids[a]! - ids[b]!);
+    const rankOfRow = new Int32Array(rowCount);
+    for (let rank = 0; rank < rowCount; rank++) rankOfRow[order[rank]!] = rank;
+    return new PrefixTop(prefix, rowCount, rankOfRow);
+  }
+
+  private constructor(
+    private readonly prefix: PrefixIndex,
+    rowCount: number,
+    rankOfRow: Int32Array,
+  ) {
+    const entries = prefix.count;
+    const entryRank = new Int32Array(entries);
+    const entryStart = new Int32Array(rowCount + 1);
+    for (let i = 0; i < entries; i++) {
+      const row = prefix.row(i);
+      entryRank[i] = rankOfRow[row]!;
+      entryStart[row + 1]!++;
+    }
+    for (let row = 0; row < rowCount; row++) entryStart[row + 1]! += entryStart[row]!;
+    const fill = entryStart.slice(0, rowCount);
+    const entriesOfRow = new Int32Array(entries);
+    for (let i = 0; i < entries; i++) entriesOfRow[fill[prefix.row(i)]!++] = i;
+    this.entryRank = entryRank;
+    this.entryStart = entryStart;
+    this.entriesOfRow = entriesOfRow;
+
+    const blocks = Math.ceil(entries / BLOCK);
+    const base = new Int32Array(blocks).fill(0x7fffffff);
+    for (let i = 0; i < entries; i++) {
+      const b = (i / BLOCK) | 0;
+      if (entryRank[i]! < base[b]!) base[b] = entryRank[i]!;
+    }
+    this.blockMin = base;
+    const first = new Int32Array(blocks);
+    for (let b = 0; b < blocks; b++) first[b] = b;
+    this.levels = [first];
+    for (let width = 2; width <= blocks; width *= 2) {
+      const previous = this.levels[this.levels.length - 1]!;
+      const half = width >>> 1;
+      const level = new Int32Array(blocks - width + 1);
+      for (let b = 0; b < level.length; b++) {
+        const x = previous[b]!;
+        const y = previous[b + half]!;
+        level[b] = base[y]! < base[x]! ? y : x;
+      }
+      this.levels.push(level);
+    }
+  }
+
+  /** The entries of `row` (positions in the prefix index), for scoring its matches. */
+  entriesOf(row: number): Int32Array {
+    return this.entriesOfRow.subarray(this.entryStart[row]!, this.entryStart[row + 1]!);
+  }
+
+  /**
+   * Calls take(row) for distinct rows of entries [from, to) in rank order (best first), skipping
+   * rows for which isTaken(row) is true, until take has been called `wanted` times or the range
+   * is exhausted. Returns how many rows were taken.
+   */
+  eachBest(from: number, to: number, wanted: number, isTaken: (row: number) => boolean, take: (row: number) => void): number {
+    this.heapSize = 0;
+    if (from < to) this.push(from, to);
+    let taken = 0;
+    while (taken < wanted && this.heapSize > 0) {
+      const position = this.heapPos[0]!;
+      const start = this.heapFrom[0]!;
+      const end = this.heapTo[0]!;
+      this.pop();
+      if (start < position) this.push(start, position);
+      if (position + 1 < end) this.push(position + 1, end);
+      const row = this.prefix.row(position);
+      if (isTaken(row)) continue;
+      take(row);
+      taken++;
+    }
+    return taken;
+  }
+
+  /** Position of the smallest entryRank in [from, to) (from < to). */
+  private minPosition(from: number, to: number): number {
+    const ranks = this.entryRank;
+    if (to - from <= 2 * BLOCK) return scanMin(ranks, from, to);
+    const firstFull = Math.ceil(from / BLOCK);
+    const lastFull = Math.floor(to / BLOCK); // full blocks: [firstFull, lastFull)
+    let best = firstFull * BLOCK > from ? scanMin(ranks, from, firstFull * BLOCK) : -1;
+    if (lastFull > firstFull) {
+      const span = lastFull - firstFull;
+      const j = 31 - Math.clz32(span);
+      const level = this.levels[j]!;
+      const x = level[firstFull]!;
+      const y = level[lastFull - (1 << j)]!;
+      const block = this.blockMin[y]! < this.blockMin[x]! ? y : x;
+      if (best < 0 || this.blockMin[block]! < ranks[best]!) best = scanMin(ranks, block * BLOCK, block * BLOCK + BLOCK);
+    }
+    if (lastFull * BLOCK < to) {
+      const right = scanMin(ranks, Math.max(from, lastFull * BLOCK), to);
+      if (best < 0 || ranks[right]! < ranks[best]!) best = right;
+    }
+    return best;
+  }
+
+  private push(from: number, to: number): void {
+    const position = this.minPosition(from, to);
+    if (this.heapSize === this.heapRank.length) this.grow();
+    let at = this.heapSize++;
+    const rank = this.entryRank[position]!;
+    while (at > 0) {
+      const parent = (at - 1) >>> 1;
+      if (this.heapRank[parent]! <= rank) break;
+      this.move(parent, at);
+      at = parent;
+    }
+    this.heapRank[at] = rank;
+    this.heapPos[at] = position;
+    this.heapFrom[at] = from;
+    this.heapTo[at] = to;
+  }
+
+  private pop(): void {
+    const last = --this.heapSize;
+    if (last === 0) return;
+    const rank = this.heapRank[last]!;
+    const position = this.heapPos[last]!;
+    const from = this.heapFrom[last]!;
+    const to = this.heapTo[last]!;
+    let at = 0;
+    for (;;) {
+      let child = 2 * at + 1;
+      if (child >= last) break;
+      if (child + 1 < last && this.heapRank[child + 1]! < this.heapRank[child]!) child++;
+      if (this.heapRank[child]! >= rank) break;
+      this.move(child, at);
+      at = child;
+    }
+    this.heapRank[at] = rank;
+    this.heapPos[at] = position;
+    this.heapFrom[at] = from;
+    this.heapTo[at] = to;
+  }
+
+  private move(from: number, to: number): void {
+    this.heapRank[to] = this.heapRank[from]!;
+    this.heapPos[to] = this.heapPos[from]!;
+    this.heapFrom[to] = this.heapFrom[from]!;
+    this.heapTo[to] = this.heapTo[from]!;
+  }
+
+  private grow(): void {
+    const size = this.heapRank.length * 2;
+    const grown = (old: Int32Array) => {
+      const next = new Int32Array(size);
+      next.set(old);
+      return next;
+    };
+    this.heapRank = grown(this.heapRank);
+    this.heapPos = grown(this.heapPos);
+    this.heapFrom = grown(this.heapFrom);
+    this.heapTo = grown(this.heapTo);
+  }
+}
+
+function scanMin(ranks: Int32Array, from: number, to: number): number {
+  let best = from;
+  for (let i = from + 1; i < to; i++) if (ranks[i]! < ranks[best]!) best = i;
+  return best;
+}

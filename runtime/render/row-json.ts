@@ -1,0 +1,285 @@
+// JSON straight from the snapshot's row bytes: a projected row is written field by field from
+// its FlatBuffers table into one reused byte buffer — no record object, no string decoding, no
+// JSON.stringify of the row. Strings are UTF-8 in the snapshot and UTF-8 on the wire, so they are
+// copied with JSON's escapes applied to the bytes. The output is byte for byte what
+// JSON.stringify(projection.project(table.record(row))) gives (test/render/row-json.test.ts):
+// - strings escape `"`, `\` and U+0000–U+001F as JSON.stringify does (\b \t \n \f \r, else
+//   \u00xx); a string that is not well-formed UTF-8 or starts with a byte-order mark (which the
+//   record decoder replaces or drops) goes through the decoder and JSON.stringify instead;
+// - numbers print as JSON.stringify prints them (non-finite → null);
+// - absent fields read as the codec reads them (0, null or '' by field kind).
+// Values a caller computes per row (search additions, a `type` that replaces the stored one)
+// come from `extras`, written with JSON.stringify (undefined leaves the key out, as it does).
+import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from '../store/types.js';
+import { decodeUtf8 } from '../store/record-byte-buffer.js';
+import type { Projection } from './projection.js';
+
+const encoder = new TextEncoder();
+
+/** A growable byte buffer reused across requests (one per thread: requests run one at a time). */
+export class JsonBytes {
+  private buffer = new Uint8Array(64 * 1024);
+  length = 0;
+
+  reset(): this {
+    this.length = 0;
+    return this;
+  }
+
+  /** Room for `more` bytes. */
+  reserve(more: number): void {
+    const needed = this.length + more;
+    if (needed <= this.buffer.length) return;
+    let size = this.buffer.length * 2;
+    while (size < needed) size *= 2;
+    const grown = new Uint8Array(size);
+    grown.set(this.buffer.subarray(0, this.length));
+    this.buffer = grown;
+  }
+
+  byte(value: number): void {
+    this.reserve(1);
+    this.buffer[this.length++] = value;
+  }
+
+  bytes(source: Uint8Array): void {
+    this.reserve(source.length);
+    this.buffer.set(source, this.length);
+    this.length += source.length;
+  }
+
+  /** Text of ASCII characters only (numbers, literals). */
+  ascii(text: string): void {
+    const n = text.length;
+    this.reserve(n);
+    const buffer = this.buffer;
+    let at = this.length;
+    for (let i = 0; i < n; i++) buffer[at++] = text.charCodeAt(i);
+    this.length = at;
+  }
+
+  /** Any text, as UTF-8. */
+  text(text: string): void {
+    this.reserve(text.length * 3);
+    this.length += encoder.encodeInto(text, this.buffer.subarray(this.length)).written;
+  }
+
+  /**
+   * Copies the UTF-8 string bytes[start, start + length) as a JSON string literal. Returns false
+   * (having written nothing) when the bytes are not well-formed UTF-8 or start with a byte-order
+   * mark: the caller then writes the decoded string instead.
+   */
+  utf8String(bytes: Uint8Array, start: number, length: number): boolean {
+    const end = start + length;
+    if (length >= 3 && bytes[start] === 0xef && bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf) return false;
+    // Worst case every byte becomes \u00xx (6 bytes), plus the quotes.
+    this.reserve(length * 6 + 2);
+    const out = this.buffer;
+    const mark = this.length;
+    let at = mark;
+    out[at++] = 0x22;
+    let i = start;
+    while (i < end) {
+      const b = bytes[i]!;
+      if (b >= 0x20 && b < 0x80) {
+        if (b === 0x22 || b === 0x5c) out[at++] = 0x5c;
+        out[at++] = b;
+        i++;
+        continue;
+      }
+      if (b < 0x20) {
+        out[at++] = 0x5c;
+        const short = SHORT_ESCAPES[b]!;
+        if (short !== 0) out[at++] = short;
+        else {
+          out[at++] = 0x75; // u00xx, lower-case hex as JSON.stringify writes it
+          out[at++] = 0x30;
+          out[at++] = 0x30;
+          out[at++] = HEX[b >>> 4]!;
+          out[at++] = HEX[b & 15]!;
+        }
+        i++;
+        continue;
+      }
+      // Multi-byte sequence: well-formed ones only (WHATWG's ranges, as the record decoder checks).
+      let size = 0;
+      if (b >= 0xc2 && b <= 0xdf) {
+        if (i + 1 < end && (bytes[i + 1]! & 0xc0) === 0x80) size = 2;
+      } else if (b >= 0xe0 && b <= 0xef) {
+        if (i + 2 < end) {
+          const b1 = bytes[i + 1]!;
+          if (b1 >= (b === 0xe0 ? 0xa0 : 0x80) && b1 <= (b === 0xed ? 0x9f : 0xbf) && (bytes[i + 2]! & 0xc0) === 0x80) size = 3;
+        }
+      } else if (b >= 0xf0 && b <= 0xf4) {
+        if (i + 3 < end) {
+          const b1 = bytes[i + 1]!;
+          if (b1 >= (b === 0xf0 ? 0x90 : 0x80) && b1 <= (b === 0xf4 ? 0x8f : 0xbf) && (bytes[i + 2]! & 0xc0) === 0x80 && (bytes[i + 3]! & 0xc0) === 0x80) size = 4;
+        }
+      }
+      if (size === 0) {
+        this.length = mark;
+        return false;
+      }
+      for (let k = 0; k < size; k++) out[at++] = bytes[i + k]!;
+      i += size;
+    }
+    out[at++] = 0x22;
+    this.length = at;
+    return true;
+  }
+
+  /** A copy of the bytes written (the buffer itself is reused by the next request). */
+  take(): Buffer {
+    const copy = Buffer.allocUnsafe(this.length);
+    copy.set(this.buffer.subarray(0, this.length));
+    return copy;
+  }
+}
+
+const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+/** JSON.stringify's two-character escapes by control byte (0: \u00xx). */
+const SHORT_ESCAPES = new Uint8Array(32);
+SHORT_ESCAPES[8] = 0x62; // \b
+SHORT_ESCAPES[9] = 0x74; // \t
+SHORT_ESCAPES[10] = 0x6e; // \n
+SHORT_ESCAPES[12] = 0x66; // \f
+SHORT_ESCAPES[13] = 0x72; // \r
+
+/** A per-row value that copies one of the row's own fields (e.g. matched_alias = native). */
+export class FieldCopy {
+  constructor(readonly field: string) {}
+}
+
+/** One step of a row's object: a stored field or a caller's value, with its `"name":` bytes. */
+interface Step {
+  /** `,"name":` (the first written key drops the comma). */
+  readonly key: Uint8Array;
+  /** The stored field, or null: take extras[extraIndex]. */
+  readonly field: FieldLayout | null;
+  readonly extraIndex: number;
+}
+
+/**
+ * Writes rows of one table under one projection. Names listed in `extraNames` (in projection
+ * order) come from the caller's per-row values; every other projected name must be a stored field.
+ */
+export class RowJsonWriter {
+  private readonly steps: readonly Step[];
+  private readonly fieldByName: ReadonlyMap<string, FieldLayout>;
+  private readonly view: DataView;
+  private readonly bytes: Uint8Array;
+
+  constructor(
+    private readonly rows: RowBytes,
+    projection: Projection,
+    /** Names written from the per-row extras array, in this order of indexes. */
+    readonly extraNames: readonly string[],
+  ) {
+    this.bytes = rows.bytes;
+    this.view = new DataView(rows.bytes.buffer, rows.bytes.byteOffset, rows.bytes.byteLength);
+    this.fieldByName = new Map(rows.layout.map((field) => [field.name, field]));
+    this.steps = projection.names.map((name) => {
+      const extraIndex = extraNames.indexOf(name);
+      const field = extraIndex >= 0 ? null : (this.fieldByName.get(name) ?? null);
+      if (extraIndex < 0 && field === null) throw new Error(`row writer: ${name} is neither a stored field nor an extra`);
+      return { key: encoder.encode(`,${JSON.stringify(name)}:`), field, extraIndex };
+    });
+  }
+
+  /** The object of `row`, with `extras` (indexed as extraNames) for the computed names. */
+  write(out: JsonBytes, row: number, extras: readonly unknown[] | null): void {
+    const position = this.rows.tablePosition(row);
+    out.byte(0x7b);
+    let first = true;
+    for (const step of this.steps) {
+      let extra: unknown;
+      if (step.field === null) {
+        extra = extras![step.extraIndex];
+        if (extra === undefined) continue;
+      }
+      if (first) {
+        out.bytes(step.key.subarray(1));
+        first = false;
+      } else {
+        out.bytes(step.key);
+      }
+      if (step.field !== null) this.writeField(out, position, step.field);
+      else if (extra instanceof FieldCopy) this.writeField(out, position, this.fieldByName.get(extra.field)!);
+      else out.text(JSON.stringify(extra));
+    }
+    out.byte(0x7d);
+  }
+
+  private writeField(out: JsonBytes, position: number, field: FieldLayout): void {
+    const view = this.view;
+    const vtable = position - view.getInt32(position, true);
+    const offset = field.slot < view.getUint16(vtable, true) ? view.getUint16(vtable + field.slot, true) : 0;
+    switch (field.kind) {
+      case FIELD_INT:
+        out.ascii(offset === 0 ? '0' : String(view.getInt32(position + offset, true)));
+        return;
+      case FIELD_INT_OR_NULL:
+        out.ascii(offset === 0 ? 'null' : String(view.getInt32(position + offset, true)));
+        return;
+      case FIELD_DOUBLE_OR_NULL: {
+        if (offset === 0) out.ascii('null');
+        else {
+          const value = view.getFloat64(position + offset, true);
+          out.ascii(Number.isFinite(value) ? String(value) : 'null');
+        }
+        return;
+      }
+      default: {
+        if (offset === 0) {
+          out.ascii(field.kind === FIELD_STRING_OR_EMPTY ? '""' : 'null');
+          return;
+        }
+        const at = position + offset;
+        const start = at + view.getInt32(at, true);
+        const length = view.getInt32(start, true);
+        if (!out.utf8String(this.bytes, start + 4, length)) out.text(JSON.stringify(decodeUtf8(this.bytes, start + 4, length)));
+      }
+    }
+  }
+}
+
+const writers = new WeakMap<RowBytes, Map<string, RowJsonWriter>>();
+
+/** The writer of (table, projection, extra names), compiled once and shared. */
+export function rowJsonWriter(rows: RowBytes, projection: Projection, extraNames: readonly string[]): RowJsonWriter {
+  let byKey = writers.get(rows);
+  if (!byKey) writers.set(rows, (byKey = new Map()));
+  const key = `${projection.id}|${extraNames.join(',')}`;
+  let writer = byKey.get(key);
+  if (!writer) {
+    writer = new RowJsonWriter(rows, projection, extraNames);
+    byKey.set(key, writer);
+  }
+  return writer;
+}
+
+/** The thread's reusable output buffer. */
+export const sharedJsonBytes = new JsonBytes();
+
+/** JSON array of `count` rows (rowAt(i)) with no per-row extras, as a fresh byte copy. */
+export function rowsJson(rows: RowBytes, projection: Projection, count: number, rowAt: (index: number) => number): Buffer {
+  const writer = rowJsonWriter(rows, projection, []);
+  const out = sharedJsonBytes.reset();
+  out.byte(0x5b);
+  for (let i = 0; i < count; i++) {
+    if (i > 0) out.byte(0x2c);
+    writer.write(out, rowAt(i), null);
+  }
+  out.byte(0x5d);
+  return out.take();
+}
+
+/** Writes (and drops) rows of a table under a projection, so the first real list runs compiled code. */
+export function warmRowJson(rows: RowBytes, projection: Projection, count: number): void {
+  const writer = rowJsonWriter(rows, projection, []);
+  const out = sharedJsonBytes.reset();
+  for (let row = 0; row < count; row++) {
+    writer.write(out.reset(), row, null);
+  }
+  out.reset();
+}

@@ -1,0 +1,78 @@
+// PrefixTop (runtime/engine/search/prefix-top.ts) hands out the distinct rows of any prefix-index
+// range in rank order (prominence desc, id asc): checked against sorting the whole range, for
+// every one- and two-character prefix of the fixture's city keys and for arbitrary sub-ranges.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { searchContext } from '../../runtime/engine/search/context.js';
+import { PrefixTop } from '../../runtime/engine/search/prefix-top.js';
+import { PREFIX_FIELD_NAME, PREFIX_FIELD_NATIVE, PrefixIndex, PrefixIndexBuilder } from '../../runtime/indexes/prefix-index.js';
+import { fixtureSnapshot } from '../support/snapshots.js';
+import { prng } from '../support/random.js';
+
+describe('PrefixTop', () => {
+  it('returns the best-ranked distinct rows of a range, as sorting the range would', () => {
+    const { store } = fixtureSnapshot();
+    const indexes = searchContext(store).indexes('cities');
+    const top = PrefixTop.build(indexes.prefix, indexes.rowCount, indexes.prominence, indexes.idAt);
+    assert.ok(top);
+    const rank = (a: number, b: number) => indexes.prominence[b]! - indexes.prominence[a]! || indexes.idAt(a) - indexes.idAt(b);
+    const expected = (from: number, to: number, skip: Set<number>) => {
+      const rows = new Set<number>();
+      for (let i = from; i < to; i++) if (!skip.has(indexes.prefix.row(i))) rows.add(indexes.prefix.row(i));
+      return [...rows].sort(rank);
+    };
+    const check = (from: number, to: number, wanted: number, skip: Set<number>) => {
+      const got: number[] = [];
+      const n = top.eachBest(from, to, wanted, (row) => skip.has(row) || got.includes(row), (row) => got.push(row));
+      assert.equal(n, got.length);
+      assert.deepEqual(got, expected(from, to, skip).slice(0, wanted), `range [${from}, ${to}) wanted ${wanted}`);
+    };
+    const prefixes = new Set<string>();
+    for (let i = 0; i < indexes.prefix.count; i++) {
+      const key = indexes.prefix.key(i);
+      prefixes.add([...key].slice(0, 1).join('')).add([...key].slice(0, 2).join(''));
+    }
+    for (const prefix of prefixes) {
+      const [from, to] = indexes.prefix.range(prefix);
+      for (const wanted of [1, 3, 10, 1000]) check(from, to, wanted, new Set());
+    }
+    const random = prng(5);
+    const count = indexes.prefix.count;
+    for (let t = 0; t < 300; t++) {
+      const from = Math.floor(random() * count);
+      const to = from + Math.floor(random() * (count - from + 1));
+      const skip = new Set<number>(Array.from({ length: 5 }, () => indexes.prefix.row(Math.floor(random() * count))));
+      check(from, to, 1 + Math.floor(random() * 20), skip);
+    }
+    for (let row = 0; row < indexes.rowCount; row++) {
+      for (const i of top.entriesOf(row)) assert.equal(indexes.prefix.row(i), row);
+    }
+  });
+
+  it('answers ranges spanning many blocks, with tied prominence, as sorting the range would', () => {
+    const random = prng(9);
+    const rowCount = 6000;
+    const builder = new PrefixIndexBuilder();
+    const letters = 'abc';
+    const word = () => Array.from({ length: 1 + Math.floor(random() * 6) }, () => letters[Math.floor(random() * letters.length)]).join('');
+    for (let row = 0; row < rowCount; row++) {
+      builder.add(word(), row, PREFIX_FIELD_NAME);
+      if (random() < 0.5) builder.add(word(), row, PREFIX_FIELD_NATIVE);
+    }
+    const prefix = PrefixIndex.from(builder.finish().buffer);
+    const prominence = Float64Array.from({ length: rowCount }, () => (random() < 0.3 ? -1 : Math.floor(random() * 50)));
+    const ids = Int32Array.from({ length: rowCount }, (_, row) => (row * 7919) % 100003);
+    const top = PrefixTop.build(prefix, rowCount, prominence, (row) => ids[row]!)!;
+    const rank = (a: number, b: number) => prominence[b]! - prominence[a]! || ids[a]! - ids[b]!;
+    for (let t = 0; t < 400; t++) {
+      const from = Math.floor(random() * prefix.count);
+      const to = from + Math.floor(random() * (prefix.count - from + 1));
+      const wanted = 1 + Math.floor(random() * 30);
+      const rows = new Set<number>();
+      for (let i = from; i < to; i++) rows.add(prefix.row(i));
+      const got: number[] = [];
+      top.eachBest(from, to, wanted, (row) => got.includes(row), (row) => got.push(row));
+      assert.deepEqual(got, [...rows].sort(rank).slice(0, wanted), `range [${from}, ${to}) of ${prefix.count}`);
+    }
+  });
+});

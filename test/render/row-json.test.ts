@@ -1,0 +1,58 @@
+// The row writer (runtime/render/row-json.ts) writes exactly what JSON.stringify of the projected
+// decoded record gives, for every row of the fixture's cities and states at every tier, and
+// escapes strings as JSON.stringify does.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CITY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
+import { projectionFor } from '../../runtime/render/projection.js';
+import { FieldCopy, JsonBytes, rowJsonWriter, rowsJson } from '../../runtime/render/row-json.js';
+import { fixtureSnapshot } from '../support/snapshots.js';
+
+const text = (out: JsonBytes) => Buffer.from(out.take()).toString('utf8');
+
+describe('row JSON writer', () => {
+  it('writes every city and state row as JSON.stringify of its projected record, at every tier', () => {
+    const { store } = fixtureSnapshot();
+    for (const [table, set] of [[store.cities, CITY_FIELDS], [store.states, STATE_FIELDS]] as const) {
+      const rowBytes = table.rowBytes;
+      assert.ok(rowBytes, `${set.entity} has a row layout`);
+      for (const tier of ['basic', 'coordinates', 'full'] as const) {
+        for (const includeTranslations of [false, true]) {
+          const projection = projectionFor(set, tier, { includeTranslations });
+          const writer = rowJsonWriter(rowBytes, projection, []);
+          const out = new JsonBytes();
+          for (let row = 0; row < table.count; row++) {
+            writer.write(out.reset(), row, null);
+            assert.equal(text(out), JSON.stringify(projection.project(table.record(row))), `${set.entity} row ${row} at ${tier}`);
+          }
+          const all = rowsJson(rowBytes, projection, table.count, (i) => i).toString('utf8');
+          assert.equal(all, JSON.stringify(Array.from({ length: table.count }, (_, row) => projection.project(table.record(row)))));
+        }
+      }
+    }
+  });
+
+  it('takes computed names from the extras, leaves undefined ones out and copies a field for FieldCopy', () => {
+    const { store } = fixtureSnapshot();
+    const projection = projectionFor(CITY_FIELDS, 'coordinates', { extra: ['type', 'label', 'match_score', 'matched_alias'] });
+    const writer = rowJsonWriter(store.cities.rowBytes!, projection, ['type', 'label', 'match_score', 'matched_alias']);
+    const out = new JsonBytes();
+    writer.write(out, 0, ['city', undefined, 0.5, new FieldCopy('native')]);
+    const record = store.cities.record(0) as unknown as Record<string, unknown>;
+    const expected = projection.project({ ...record, type: 'city', label: undefined, match_score: 0.5, matched_alias: record.native });
+    assert.equal(text(out), JSON.stringify(expected));
+  });
+
+  it('escapes quotes, backslashes and control characters as JSON.stringify does, and refuses malformed UTF-8', () => {
+    const out = new JsonBytes();
+    const sample = 'a"b\\c\u0000\u0008\t\n\u000b\f\r\u001f\u007fé€😀';
+    const bytes = Buffer.from(sample, 'utf8');
+    assert.equal(out.utf8String(bytes, 0, bytes.length), true);
+    assert.equal(text(out), JSON.stringify(sample));
+    for (const bad of [[0xc3], [0xed, 0xa0, 0x80], [0xc0, 0x80], [0xef, 0xbb, 0xbf, 0x41]]) {
+      const before = out.reset().length;
+      assert.equal(out.utf8String(Uint8Array.from(bad), 0, bad.length), false, `refuses ${bad.join(' ')}`);
+      assert.equal(out.length, before, 'writes nothing when it refuses');
+    }
+  });
+});
