@@ -4,7 +4,7 @@
 // and the policy (which plan opens each operation and parameter, which tier gets which fields).
 // Pure: the HTTP layer builds the document once per policy and serves the bytes.
 //
-//   loadResponseSchemas() → ResponseSchemas    (schemas/http/*.json and schemas/changes.json)
+//   loadResponseSchemas() → ResponseSchemas    (schemas/http/*.json)
 //   openApiDocument({operations, policy, schemas, version}) → OpenApiDocument (a JSON value)
 //   operationPath(op.path) → '/v1/countries/{ciso}'
 import { readdirSync, readFileSync } from 'node:fs';
@@ -23,10 +23,9 @@ export const KEY_HEADER_NAME = 'X-GEOAPI-KEY';
 const SCHEMAS_DIR = fileURLToPath(new URL('../../../schemas/', import.meta.url));
 const TIERS: readonly Tier[] = ['basic', 'coordinates', 'full'];
 
-/** Every response schema of schemas/http/, plus the change feed's (schemas/changes.json). */
+/** Every response schema of schemas/http/. */
 export function loadResponseSchemas(dir: string = SCHEMAS_DIR): ResponseSchemas {
   const files = readdirSync(join(dir, 'http')).filter((name) => name.endsWith('.json')).map((name) => join(dir, 'http', name));
-  files.push(join(dir, 'changes.json'));
   const schemas = new Map<string, JsonSchema>();
   for (const file of files.sort()) {
     try {
