@@ -10,6 +10,7 @@ import { buildSnapshot, type BuildResult } from './build.js';
 import { BuildError } from './diagnostics.js';
 import { geoNamesRelease } from './enrich/geonames.js';
 import { PROMINENCE_SECTION } from '../runtime/format/sections.js';
+import { missingSections } from '../runtime/format/required-sections.js';
 
 export interface DefaultSnapshot {
   dir: string;
@@ -33,6 +34,9 @@ export function staleReason(dir: string, expectedRelease: string): string | null
   if (manifest.sourceRelease !== expectedRelease) return `source ${manifest.sourceRelease} ≠ installed ${expectedRelease}`;
   // The default snapshot is enriched whenever it can be (a snapshot from before enrichment is stale).
   if (geoNamesRelease() !== null && !(PROMINENCE_SECTION in (manifest.sections ?? {}))) return `no ${PROMINENCE_SECTION} section (GeoNames enrichment)`;
+  // A snapshot of this format from before a section was added (e.g. trigram-ua.*) is stale too.
+  const missing = missingSections(Object.keys(manifest.sections ?? {}));
+  if (missing.length > 0) return `no ${missing.join(', ')} section${missing.length === 1 ? '' : 's'}`;
   for (const entry of Object.values(manifest.sections ?? {})) {
     if (!existsSync(join(dir, entry.file))) return `missing ${entry.file}`;
   }
@@ -46,7 +50,7 @@ export async function ensureDefaultSnapshot(dir = 'data/snapshots/default'): Pro
   const reason = staleReason(dir, release);
   if (reason === null) return { dir, built: false };
   // The snapshot being replaced feeds the change log when it is readable in this format.
-  const previous = reason.startsWith('source ') ? dir : undefined;
+  const previous = reason.startsWith('source ') || (reason.startsWith('no ') && reason !== 'no snapshot yet') ? dir : undefined;
   let result: BuildResult;
   try {
     result = buildSnapshot({ source: packageDir, out: dir, ...(previous !== undefined ? { previous } : {}) });

@@ -175,6 +175,9 @@ export interface BuiltApp {
 /** Builds the worker's app. */
 export function buildApp(options: AppOptions): BuiltApp {
   const { uws, store, state, log } = options;
+  // Closures below must not capture `options` or `store`: they hold the first snapshot, which a swap releases.
+  const { responseCacheBytes, observer, operations } = options;
+  const consoleSettings = options.console ?? null;
   const app = uws.App();
   const idPrefix = `${randomBytes(4).toString('hex')}-${options.threadIndex.toString(36)}-`;
   let requestCount = 0;
@@ -182,7 +185,7 @@ export function buildApp(options: AppOptions): BuiltApp {
     serving: {
       store,
       engine: engineFor(store),
-      responses: new ResponseCache(options.responseCacheBytes, store.manifest.dataVersion),
+      responses: new ResponseCache(responseCacheBytes, store.manifest.dataVersion),
       settings: {
         dataVersion: store.manifest.dataVersion,
         privateMaxAgeSeconds: state.policy.privateMaxAgeSeconds,
@@ -199,7 +202,7 @@ export function buildApp(options: AppOptions): BuiltApp {
     observer: options.observer,
   };
 
-  const routes: Route[] = options.operations.map((op) => ({ op, index: options.observer.indexOf(op.name), paramNames: paramNamesOf(op.path), policy: state.policy.operations.get(op.name)! }));
+  const routes: Route[] = operations.map((op) => ({ op, index: observer.indexOf(op.name), paramNames: paramNamesOf(op.path), policy: state.policy.operations.get(op.name)! }));
   const refreshPolicy = (): void => refreshRoutes(scope, routes);
   refreshPolicy();
 
@@ -217,13 +220,13 @@ export function buildApp(options: AppOptions): BuiltApp {
     });
   }
   // Documentation (runtime/http/docs.ts): no key, not counted.
-  for (const route of docRoutes(options.operations, () => state.policy, options.console ?? null)) {
+  for (const route of docRoutes(operations, () => state.policy, consoleSettings)) {
     app.get(route.path, (res, req) => {
       res.onAborted(ignoreAbort);
       write(scope, scope.serving.settings, res, req, route.answer(), scope.nextRequestId());
     });
   }
-  const unmatched = options.observer.indexOf(NO_OPERATION);
+  const unmatched = observer.indexOf(NO_OPERATION);
   app.any('/*', (res, req) => {
     res.onAborted(ignoreAbort);
     const startedAt = performance.now();
@@ -238,7 +241,7 @@ export function buildApp(options: AppOptions): BuiltApp {
     scope.serving = {
       store: next,
       engine: engineFor(next),
-      responses: new ResponseCache(options.responseCacheBytes, next.manifest.dataVersion),
+      responses: new ResponseCache(responseCacheBytes, next.manifest.dataVersion),
       settings: { ...previous.settings, dataVersion: next.manifest.dataVersion },
     };
     return previous.store;

@@ -132,6 +132,8 @@ async function main(): Promise<void> {
             break;
           }
           const previous = swapStore(prepared.store);
+          // The old store's preparation stops (its closures would keep it alive); the new one's starts.
+          if (init.operationsModule === null) prepareInTurns(prepared.store);
           prepared = null;
           onStoreChanged();
           released.register(previous, previous.manifest.dataVersion);
@@ -170,12 +172,20 @@ async function main(): Promise<void> {
   if (init.operationsModule === null) prepareInTurns(store);
 }
 
+/** The store whose preparation runs; a swap replaces it, which ends the previous one's. */
+let preparing: Store | null = null;
+
 /** Runs the engine's preparation steps one per event-loop turn (requests are served in between). */
 function prepareInTurns(store: Store): void {
+  preparing = store;
   const steps = preparationStepsFor(store);
   const next = (): void => {
+    if (preparing !== store) return;
     const step = steps.shift();
-    if (!step) return;
+    if (!step) {
+      preparing = null;
+      return;
+    }
     try {
       step();
     } catch (error) {

@@ -336,7 +336,16 @@ export function listParamSpecs(set: EntityFields, options: ListParamOptions = {}
   if (options.sort) specs.push(sortSpec(set));
   if (options.q) specs.push(qSpec(options.q === true ? {} : options.q));
   if (options.localized) specs.push(localeSpec(), includeTranslationsSpec());
+  if (options.sort) specs.push(...pageSpecs());
   return specs;
+}
+
+/** `limit` and `offset` of a cursor-less list (pageParams): a page, its total in X-GEOAPI-Total-Count. */
+export function pageSpecs(): ParamSpec[] {
+  return [
+    { name: 'limit', in: 'query', type: 'integer', minimum: 1, maximum: PAGE_LIMIT_MAX, description: `Page size (with offset; default ${PAGE_LIMIT_MAX} when only offset is given). Without limit and offset: the whole list. The total is in X-GEOAPI-Total-Count.` },
+    { name: 'offset', in: 'query', type: 'integer', minimum: 0, maximum: OFFSET_MAX, description: 'Rows to skip before the page (with limit).' },
+  ];
 }
 
 /** A path parameter. */

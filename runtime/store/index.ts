@@ -1,7 +1,7 @@
 // Snapshot store: load bytes (main thread), open a Store (any thread).
 export { loadSnapshotBytes, readManifest, type SnapshotBytes } from './load.js';
 export { openStore } from './open.js';
-export { REQUIRED_SECTIONS, missingSections } from './required-sections.js';
+export { REQUIRED_SECTIONS, missingSections } from '../format/required-sections.js';
 export { verifySnapshot, type SectionVerdict, type VerifyReport } from './verify.js';
 export type { EntityTable, RangesByParent, Relations, Store } from './types.js';
 

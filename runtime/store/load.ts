@@ -5,7 +5,7 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST_FILE, MANIFEST_FORMAT, type Manifest } from '../format/manifest.js';
-import { missingSections } from './required-sections.js';
+import { missingSections } from '../format/required-sections.js';
 import { SECTION_HEADER_BYTES, SNAPSHOT_FORMAT_VERSION, SnapshotFormatError, checkPayload, decodeSectionHeader } from '../format/section.js';
 
 export interface SnapshotBytes {
@@ -109,7 +109,8 @@ export function checkRequiredSections(dir: string, manifest: Manifest): void {
 /** `only`: read just the sections it accepts (e.g. records for a diff), the others stay on disk. */
 export function loadSnapshotBytes(dir: string, only?: (section: string) => boolean): SnapshotBytes {
   const manifest = readManifest(dir);
-  checkRequiredSections(dir, manifest);
+  // A partial read (the change diff reads records of an older snapshot) needs only what it reads.
+  if (only === undefined) checkRequiredSections(dir, manifest);
   const sections: Record<string, SharedArrayBuffer> = {};
   for (const [name, entry] of Object.entries(manifest.sections)) if (!only || only(name)) sections[name] = loadSection(dir, name, entry);
   return { dir, manifest, sections };

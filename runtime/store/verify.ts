@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readManifest } from './load.js';
-import { missingSections } from './required-sections.js';
+import { missingSections } from '../format/required-sections.js';
 
 export interface SectionVerdict {
   name: string;

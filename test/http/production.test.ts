@@ -117,9 +117,11 @@ describe('geoapi in production', () => {
         assert.equal(head.status, got.status, path);
         assert.equal(head.body, '');
         assert.equal(head.headers['content-length'], String(got.bytes.length), path);
-        for (const name of ['content-type', 'cache-control', 'etag', 'x-geoapi-plan', 'x-geoapi-data-version', 'vary', 'x-geoapi-daily-limit']) {
+        for (const name of ['content-type', 'cache-control', 'x-geoapi-plan', 'x-geoapi-data-version', 'vary', 'x-geoapi-daily-limit']) {
           assert.equal(head.headers[name], got.headers[name], `${path}: ${name}`);
         }
+        // The test operations echo the request time, so only a fixed body has the same ETag twice.
+        if (path === '/v1/test/big') assert.equal(head.headers['etag'], got.headers['etag'], `${path}: etag`);
       }
     });
 

@@ -12,6 +12,14 @@ export const usageOperation: Operation = {
   name: 'usage',
   path: '/v1/usage',
   errorShape: 'A',
+  params: [],
+  doc: {
+    tag: 'Account',
+    summary: "The calling key's usage: requests counted today and this month, the limits, when they reset",
+    description: 'Counted like any request; no-store. With quotas off, or for a plan without a quota, the counts are 0 and the limits null.',
+    response: { schema: 'usage' },
+    statuses: [],
+  },
   handle(ctx) {
     const usage = ctx.usage();
     const body = JSON.stringify({

@@ -38,6 +38,13 @@ function pathParams(op: Operation): Record<string, string> {
   return params;
 }
 
+/** The parameter a 400 names in the fields/sort messages of decisions.md (not in the "Invalid query parameters" form). */
+function namedByMessage(message: string): string | null {
+  if (/^Unknown field\(s\): /.test(message)) return 'fields';
+  if (/^(Invalid sort token |Field ".*" is not sortable)/.test(message)) return 'sort';
+  return null;
+}
+
 /** Runs the handler; returns the 400 message naming a parameter (or null when there is none) and the names read. */
 function run(op: Operation, query: Record<string, string>): { badParam: string | null; message: string | null; read: Set<string> } {
   const recording = new RecordingQuery(Object.entries(query));
@@ -58,8 +65,8 @@ function run(op: Operation, query: Record<string, string>): { badParam: string |
     return { badParam: null, message: null, read: recording.read };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    const named = /^Invalid query parameters: ([a-z_0-9]+):/.exec(error.message);
-    return { badParam: error.status === 400 ? (named?.[1] ?? '?') : null, message: error.message, read: recording.read };
+    const named = /^Invalid query parameters: ([a-z_0-9]+):/.exec(error.message)?.[1] ?? namedByMessage(error.message);
+    return { badParam: error.status === 400 ? (named ?? '?') : null, message: error.message, read: recording.read };
   }
 }
 

@@ -1,7 +1,7 @@
 // The sections a server reads. Checked when a snapshot is loaded, so a manifest that omits one is
 // refused at start with every missing name, instead of starting and answering 500 on the first
 // request that needs it. Built from the same name helpers the readers use.
-import { ENTITY_NAMES } from '../format/model.js';
+import { ENTITY_NAMES } from './model.js';
 import {
   geoSection,
   idsSection,
@@ -14,7 +14,7 @@ import {
   RELATIONS_SECTION,
   trigramSection,
   trigramUnaccentSection,
-} from '../format/sections.js';
+} from './sections.js';
 
 export const REQUIRED_SECTIONS: readonly string[] = [
   ...ENTITY_NAMES.flatMap((entity) => [recordsSection(entity), idsSection(entity)]),
