@@ -6,11 +6,13 @@
 //   node dist/bench/report/baselines/naive.js <dataset dir> <port> <workers>
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AUTOCOMPLETE_FUZZY_THRESHOLD, TRANSLATION_MIN_CHARS } from '../../../runtime/engine/search/autocomplete.js';
 import { cityKind } from '../../../runtime/engine/search/city-kind.js';
 import { roundKm } from '../../../runtime/engine/search/nearby.js';
 import { distanceKm } from '../../../runtime/indexes/geo-index.js';
 import { matchKey, postcodeDisplayQuery, postcodeKey } from '../../../runtime/text/normalise.js';
 import { commonTrigramCount, roundScore, similarityFromCounts, trigramsOf } from '../../../runtime/text/trigram.js';
+import { unaccent } from '../../../runtime/text/unaccent.js';
 import { readDataset, type City, type Country, type Postcode } from '../dataset.js';
 import { baselineArgs, errorA, errorB, ok, serveBaseline, type Answer, type BaselineHandlers } from './http.js';
 import { parsePhone, prefixesOf } from './phone.js';
@@ -23,6 +25,9 @@ interface CityEntry {
   translationKeys: string[];
   nameTrigrams: Int32Array;
   nativeTrigrams: Int32Array | null;
+  /** Trigrams of unaccent(name) / unaccent(native) (the same arrays when unaccent changes nothing). */
+  nameUaTrigrams: Int32Array;
+  nativeUaTrigrams: Int32Array | null;
   lat: number;
   lng: number;
   /** -1 when unknown, so unknown populations rank last. */
@@ -42,8 +47,6 @@ interface Scored {
   field: string;
 }
 
-const FUZZY_FILL_THRESHOLD = 0.3;
-const TRANSLATION_MIN_CHARS = 3;
 const encoder = new TextEncoder();
 const utf8Length = (text: string): number => encoder.encode(text).length;
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -52,7 +55,15 @@ function byName<T extends { sortKey: string }>(record: (entry: T) => { name: str
   return (a, b) => compareText(a.sortKey, b.sortKey) || compareText(record(a).name, record(b).name) || record(a).id - record(b).id;
 }
 
+/** Trigrams of unaccent(text), reusing `trigrams` (those of text) when unaccent leaves text alone. */
+function unaccentTrigrams(text: string, trigrams: Int32Array): Int32Array {
+  const ua = unaccent(text);
+  return ua === text ? trigrams : trigramsOf(ua);
+}
+
 function cityEntry(city: City): CityEntry {
+  const nameTrigrams = trigramsOf(city.name);
+  const nativeTrigrams = city.native ? trigramsOf(city.native) : null;
   const translations = city.translations ? Object.values(JSON.parse(city.translations) as Record<string, unknown>) : [];
   return {
     city,
@@ -60,8 +71,10 @@ function cityEntry(city: City): CityEntry {
     nameKey: matchKey(city.name),
     nativeKey: city.native ? matchKey(city.native) : null,
     translationKeys: [...new Set(translations.filter((t): t is string => typeof t === 'string').map(matchKey).filter((k) => k !== ''))],
-    nameTrigrams: trigramsOf(city.name),
-    nativeTrigrams: city.native ? trigramsOf(city.native) : null,
+    nameTrigrams,
+    nativeTrigrams,
+    nameUaTrigrams: unaccentTrigrams(city.name, nameTrigrams),
+    nativeUaTrigrams: city.native && nativeTrigrams ? unaccentTrigrams(city.native, nativeTrigrams) : null,
     lat: city.latitude === null ? NaN : Number(city.latitude),
     lng: city.longitude === null ? NaN : Number(city.longitude),
     population: city.population ?? -1,
@@ -70,6 +83,21 @@ function cityEntry(city: City): CityEntry {
 
 const similarityTo = (qTrigrams: Int32Array, trigrams: Int32Array): number =>
   similarityFromCounts(commonTrigramCount(qTrigrams, trigrams), qTrigrams.length, trigrams.length);
+
+/** Trigrams of q and of unaccent(q). */
+interface QueryTrigrams {
+  plain: Int32Array;
+  unaccented: Int32Array;
+}
+
+function queryTrigrams(q: string): QueryTrigrams {
+  const plain = trigramsOf(q);
+  return { plain, unaccented: unaccentTrigrams(q, plain) };
+}
+
+/** geoapi's match_score: max(similarity(q, text), similarity(unaccent(q), unaccent(text))). */
+const matchScore = (q: QueryTrigrams, trigrams: Int32Array, uaTrigrams: Int32Array): number =>
+  Math.max(similarityTo(q.plain, trigrams), similarityTo(q.unaccented, uaTrigrams));
 
 /** Starts-with share of a matched key: 1 when equal, else the typed UTF-8 bytes over the key's. */
 const prefixScore = (key: string, keyBytes: number, text: string): number => (text.length === key.length ? 1 : keyBytes / utf8Length(text));
@@ -182,20 +210,21 @@ export function naiveHandlers(datasetDir: string): BaselineHandlers {
       startsWith.sort(rank);
       const results = [...exact, ...startsWith].slice(0, limit);
       if (results.length < limit) {
-        // Rule 3: translations (from 3 characters) and trigram similarity ≥ 0.3, best per row, by score.
+        // Rule 3: translations (from 3 characters) and trigram match_score ≥ AUTOCOMPLETE_FUZZY_THRESHOLD,
+        // best per row (ties: name, native, translation), by the served (rounded) score.
         const taken = new Set(results.map((r) => r.entry));
-        const qTrigrams = trigramsOf(q);
+        const qTrigrams = queryTrigrams(q);
         const withTranslations = [...key].length >= TRANSLATION_MIN_CHARS;
         const others: Scored[] = [];
         for (const list of allCities) {
           for (const entry of list) {
             if (taken.has(entry)) continue;
             let best: Scored | null = null;
-            const nameScore = similarityTo(qTrigrams, entry.nameTrigrams);
-            if (nameScore >= FUZZY_FILL_THRESHOLD) best = { entry, score: nameScore, field: 'name' };
-            if (entry.nativeTrigrams) {
-              const score = similarityTo(qTrigrams, entry.nativeTrigrams);
-              if (score >= FUZZY_FILL_THRESHOLD && (!best || score > best.score)) best = { entry, score, field: 'native' };
+            const nameScore = matchScore(qTrigrams, entry.nameTrigrams, entry.nameUaTrigrams);
+            if (nameScore >= AUTOCOMPLETE_FUZZY_THRESHOLD) best = { entry, score: nameScore, field: 'name' };
+            if (entry.nativeTrigrams && entry.nativeUaTrigrams) {
+              const score = matchScore(qTrigrams, entry.nativeTrigrams, entry.nativeUaTrigrams);
+              if (score >= AUTOCOMPLETE_FUZZY_THRESHOLD && (!best || score > best.score)) best = { entry, score, field: 'native' };
             }
             if (withTranslations) {
               for (const text of entry.translationKeys) {
@@ -207,7 +236,7 @@ export function naiveHandlers(datasetDir: string): BaselineHandlers {
             if (best) others.push(best);
           }
         }
-        others.sort((a, b) => b.score - a.score || rank(a, b));
+        others.sort((a, b) => roundScore(b.score) - roundScore(a.score) || rank(a, b));
         results.push(...others.slice(0, limit - results.length));
       }
       return ok(
@@ -221,19 +250,25 @@ export function naiveHandlers(datasetDir: string): BaselineHandlers {
 
     fuzzy({ q, limit, threshold }): Answer {
       if ([...q].length < 2) return errorA(400, 'Invalid query parameters: q: Search query must be at least 2 characters');
-      const qTrigrams = trigramsOf(q);
+      const qTrigrams = queryTrigrams(q);
       const matches: (Scored & { alias: boolean })[] = [];
       for (const list of allCities) {
         for (const entry of list) {
-          const nameScore = similarityTo(qTrigrams, entry.nameTrigrams);
-          const nativeScore = entry.nativeTrigrams ? similarityTo(qTrigrams, entry.nativeTrigrams) : 0;
+          const nameScore = matchScore(qTrigrams, entry.nameTrigrams, entry.nameUaTrigrams);
+          const nativeScore = entry.nativeTrigrams && entry.nativeUaTrigrams ? matchScore(qTrigrams, entry.nativeTrigrams, entry.nativeUaTrigrams) : 0;
           const score = Math.max(nameScore, nativeScore);
           if (score >= threshold) matches.push({ entry, score, field: 'name', alias: nativeScore > nameScore });
         }
       }
       matches.sort((a, b) => b.score - a.score || rank(a, b));
       return ok(
-        matches.slice(0, limit).map(({ entry, score, alias }) => ({ ...entry.city, match_score: roundScore(score), matched_alias: alias ? entry.city.native : null })),
+        matches.slice(0, limit).map(({ entry, score, alias }) => ({
+          ...entry.city,
+          country_name: countryName(entry.city.country_id),
+          state_name: stateName(entry.city.state_id),
+          match_score: roundScore(score),
+          matched_alias: alias ? entry.city.native : null,
+        })),
       );
     },
 

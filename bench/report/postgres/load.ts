@@ -1,7 +1,9 @@
 // Loads the raw dataset into one schema of the PostgreSQL baseline: one table per entity with the
 // API's columns, the keys an import script would precompute (matchKey forms, postcode keys, dial
 // prefixes), and the indexes the queries need: B-trees for lookups and ordered lists, pg_trgm GIN
-// for similarity, a GiST index on the city points for the nearby bounding box.
+// for similarity (on the names as stored and on their unaccent() forms, stored columns `name_ua`,
+// `native_ua` generated through an IMMUTABLE wrapper of the `unaccent` extension), a GiST index
+// on the city points for the nearby bounding box.
 import pg from 'pg';
 import { matchKey, postcodeKey } from '../../../runtime/text/normalise.js';
 import { CITY_FIELDS, COUNTRY_FIELDS, POSTCODE_FIELDS, STATE_FIELDS, type RawDataset } from '../dataset.js';
@@ -33,13 +35,23 @@ function columns(fields: readonly string[], overrides: Record<string, string> = 
   return fields.map((f) => `${quote(f)} ${overrides[f] ?? TYPES[f] ?? 'text'}`).join(', ');
 }
 
+/**
+ * unaccent() with the extension's default dictionary, declared IMMUTABLE so that generated columns
+ * (and expression indexes) may use it — the usual wrapper, since unaccent() itself is only STABLE.
+ */
+export const UNACCENT_FUNCTION = 'immutable_unaccent';
+
 const DDL = (schema: string): string[] => [
   `DROP SCHEMA IF EXISTS ${schema} CASCADE`,
   `CREATE SCHEMA ${schema}`,
+  `CREATE FUNCTION ${schema}.${UNACCENT_FUNCTION}(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+     AS $$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $$`,
   `CREATE TABLE ${schema}.countries (${columns(COUNTRY_FIELDS)}, sort_key text COLLATE "C" NOT NULL, phone_prefixes text[] NOT NULL)`,
   `CREATE TABLE ${schema}.states (${columns(STATE_FIELDS, { level: 'int' })}, sort_key text COLLATE "C" NOT NULL, iso2_key text)`,
   `CREATE TABLE ${schema}.cities (${columns(CITY_FIELDS)}, sort_key text COLLATE "C" NOT NULL, name_key text COLLATE "C" NOT NULL,
-     native_key text COLLATE "C", lat float8, lng float8, geo point GENERATED ALWAYS AS (point(lng, lat)) STORED)`,
+     native_key text COLLATE "C", lat float8, lng float8, geo point GENERATED ALWAYS AS (point(lng, lat)) STORED,
+     name_ua text GENERATED ALWAYS AS (${schema}.${UNACCENT_FUNCTION}(name)) STORED,
+     native_ua text GENERATED ALWAYS AS (${schema}.${UNACCENT_FUNCTION}(native)) STORED)`,
   `CREATE TABLE ${schema}.city_translations (city_id int NOT NULL, key text COLLATE "C" NOT NULL)`,
   `CREATE TABLE ${schema}.postcodes (${columns(POSTCODE_FIELDS, { latitude: 'float8', longitude: 'float8' })},
      code_key text COLLATE "C" NOT NULL, locality_key text, state_key text)`,
@@ -60,6 +72,8 @@ const INDEXES = (schema: string): string[] => [
   `CREATE INDEX ON ${schema}.cities (native_key text_pattern_ops)`,
   `CREATE INDEX ON ${schema}.cities USING gin (name gin_trgm_ops)`,
   `CREATE INDEX ON ${schema}.cities USING gin (native gin_trgm_ops)`,
+  `CREATE INDEX ON ${schema}.cities USING gin (name_ua gin_trgm_ops)`,
+  `CREATE INDEX ON ${schema}.cities USING gin (native_ua gin_trgm_ops)`,
   `CREATE INDEX ON ${schema}.cities USING gist (geo)`,
   `CREATE INDEX ON ${schema}.city_translations (key text_pattern_ops)`,
   `CREATE INDEX ON ${schema}.postcodes (country_code, code_key, code, id)`,
@@ -92,6 +106,7 @@ export async function loadSchema(connection: PgConnection, schema: string, datas
   await client.connect();
   try {
     await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+    await client.query('CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA public');
     for (const ddl of DDL(schema)) await client.query(ddl);
     let rows = 0;
     const countries = dataset.countries.map((c) => ({ ...c, sort_key: matchKey(c.name), phone_prefixes: prefixesOf(c) }));

@@ -1,12 +1,15 @@
 // Baseline 2, the stack most teams would build first: a plain Node `http` server over PostgreSQL 15
 // (node-postgres pool, named prepared statements). Lookups and lists on B-tree indexes, fuzzy and
-// autocomplete with pg_trgm (`%` on GIN indexes, similarity()), autocomplete prefixes with
+// autocomplete with pg_trgm (`%` on GIN indexes, similarity()) on the names as stored and on their
+// unaccent() forms (geoapi's match_score: greatest(similarity(q, name),
+// similarity(unaccent(q), unaccent(name)))), autocomplete prefixes with
 // text_pattern_ops indexes, nearby as a bounding box on a GiST-indexed point plus haversine.
 // Node only turns rows into JSON (and parses phone numbers, as geoapi does, with libphonenumber).
 //   node dist/bench/report/postgres/server.js <unused> <port> <workers> <host> <pgport> <user> <schema>
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { AUTOCOMPLETE_FUZZY_THRESHOLD, TRANSLATION_MIN_CHARS } from '../../../runtime/engine/search/autocomplete.js';
 import { cityKind } from '../../../runtime/engine/search/city-kind.js';
 import { roundKm } from '../../../runtime/engine/search/nearby.js';
 import { EARTH_RADIUS_KM } from '../../../runtime/indexes/geo-index.js';
@@ -15,12 +18,18 @@ import { roundScore } from '../../../runtime/text/trigram.js';
 import { baselineArgs, errorA, errorB, ok, serveBaseline, type Answer, type BaselineHandlers } from '../baselines/http.js';
 import { parsePhone, type PhoneCountry } from '../baselines/phone.js';
 import { CITY_FIELDS, COUNTRY_FIELDS, POSTCODE_FIELDS, STATE_FIELDS } from '../dataset.js';
-import { quote } from './load.js';
+import { quote, UNACCENT_FUNCTION } from './load.js';
 
 const POOL_SIZE = 4;
-const TRANSLATION_MIN_CHARS = 3;
-/** pg_trgm.similarity_threshold (the `%` operator): the default, and the API's default threshold. */
-const TRGM_THRESHOLD = 0.3;
+/**
+ * pg_trgm.similarity_threshold (the `%` operator), set per connection: autocomplete's trigram fill
+ * threshold, the lowest `%` any query needs; fuzzy search filters its own threshold on top.
+ */
+const TRGM_THRESHOLD = AUTOCOMPLETE_FUZZY_THRESHOLD;
+/** match_score of a column (and its unaccent() column) for the query $1, a float4 like similarity(). */
+const matchScore = (column: string): string => `greatest(similarity($1, ${column}), similarity(${UNACCENT_FUNCTION}($1), ${column}_ua))`;
+/** The rows whose column (or its unaccent() form) reaches the `%` threshold, on the GIN indexes. */
+const trigramMatch = (column: string): string => `(${column} % $1 OR ${column}_ua % ${UNACCENT_FUNCTION}($1))`;
 
 const select = (fields: readonly string[], alias: string): string => fields.map((f) => `${alias}.${quote(f)}`).join(', ');
 const POSTCODE_SELECT = POSTCODE_FIELDS.map((f) => (['id', 'country_id', 'state_id', 'city_id'].includes(f) ? `p.${f}::text AS ${f}` : `p.${quote(f)}`)).join(', ');
@@ -61,33 +70,37 @@ const SQL = {
              ELSE 1 END AS field
       FROM cities WHERE name_key LIKE $3 OR native_key LIKE $3
       ORDER BY bucket, population DESC NULLS LAST, id LIMIT $5),
+    -- rank: the score as served, round(x::numeric, 2) of the float4 (rule 3 compares served scores).
     others AS (
-      SELECT DISTINCT ON (id) id, 2 AS bucket, score, field FROM (
-        SELECT city_id AS id, CASE WHEN octet_length(key) = $4 THEN 1::float8 ELSE $4::float8 / octet_length(key) END AS score, 2 AS field
-          FROM city_translations WHERE $6 AND key LIKE $3
+      SELECT DISTINCT ON (id) id, 2 AS bucket, score, rank, field FROM (
+        SELECT city_id AS id, t.score, round(t.score::numeric, 2) AS rank, 2 AS field FROM (
+          SELECT city_id, CASE WHEN octet_length(key) = $4 THEN 1::float8 ELSE $4::float8 / octet_length(key) END AS score
+          FROM city_translations WHERE $6 AND key LIKE $3) t
         UNION ALL
-        SELECT id, similarity($1, name)::float8, 0 FROM cities WHERE name % $1
+        SELECT id, t.score::float8, round(t.score::numeric, 2), 0 FROM (SELECT id, ${matchScore('name')} AS score FROM cities WHERE ${trigramMatch('name')}) t
         UNION ALL
-        SELECT id, similarity($1, native)::float8, 1 FROM cities WHERE native % $1) m
+        SELECT id, t.score::float8, round(t.score::numeric, 2), 1 FROM (SELECT id, ${matchScore('native')} AS score FROM cities WHERE ${trigramMatch('native')}) t) m
       WHERE (SELECT count(*) FROM prefix) < $5 AND id NOT IN (SELECT id FROM prefix)
       ORDER BY id, score DESC, field)
     SELECT r.bucket, r.score, r.field, ${select(CITY_FIELDS, 'c')}, s.name AS state_name, co.name AS country_name
-    FROM (SELECT id, bucket, score, field FROM prefix UNION ALL SELECT id, bucket, score, field FROM others) r
+    FROM (SELECT id, bucket, score, NULL::numeric AS rank, field FROM prefix UNION ALL SELECT id, bucket, score, rank, field FROM others) r
     JOIN cities c ON c.id = r.id LEFT JOIN states s ON s.id = c.state_id LEFT JOIN countries co ON co.id = c.country_id
-    ORDER BY r.bucket, CASE WHEN r.bucket = 2 THEN r.score END DESC, c.population DESC NULLS LAST, c.id LIMIT $5`,
+    ORDER BY r.bucket, r.rank DESC, c.population DESC NULLS LAST, c.id LIMIT $5`,
   // $1 q, $2 limit, $3 threshold (≥ the `%` threshold: the index finds every candidate).
   fuzzy: `
-    SELECT ${select(CITY_FIELDS, 'c')}, m.score, m.alias FROM (
+    SELECT ${select(CITY_FIELDS, 'c')}, co.name AS country_name, s.name AS state_name, m.score, m.alias FROM (
       SELECT id, greatest(sn, coalesce(sv, 0)) AS score, coalesce(sv, 0) > sn AS alias FROM (
-        SELECT id, similarity($1, name) AS sn, similarity($1, native) AS sv FROM cities WHERE name % $1 OR native % $1) x
+        SELECT id, ${matchScore('name')} AS sn, ${matchScore('native')} AS sv FROM cities WHERE ${trigramMatch('name')} OR ${trigramMatch('native')}) x
       WHERE greatest(sn, coalesce(sv, 0)) >= $3) m
-    JOIN cities c USING (id) ORDER BY m.score DESC, c.population DESC NULLS LAST, c.id LIMIT $2`,
+    JOIN cities c USING (id) LEFT JOIN countries co ON co.id = c.country_id LEFT JOIN states s ON s.id = c.state_id
+    ORDER BY m.score DESC, c.population DESC NULLS LAST, c.id LIMIT $2`,
   fuzzyLowThreshold: `
-    SELECT ${select(CITY_FIELDS, 'c')}, m.score, m.alias FROM (
+    SELECT ${select(CITY_FIELDS, 'c')}, co.name AS country_name, s.name AS state_name, m.score, m.alias FROM (
       SELECT id, greatest(sn, coalesce(sv, 0)) AS score, coalesce(sv, 0) > sn AS alias FROM (
-        SELECT id, similarity($1, name) AS sn, similarity($1, native) AS sv FROM cities) x
+        SELECT id, ${matchScore('name')} AS sn, ${matchScore('native')} AS sv FROM cities) x
       WHERE greatest(sn, coalesce(sv, 0)) >= $3) m
-    JOIN cities c USING (id) ORDER BY m.score DESC, c.population DESC NULLS LAST, c.id LIMIT $2`,
+    JOIN cities c USING (id) LEFT JOIN countries co ON co.id = c.country_id LEFT JOIN states s ON s.id = c.state_id
+    ORDER BY m.score DESC, c.population DESC NULLS LAST, c.id LIMIT $2`,
   // $1 lat, $2 lng, $3–$6 and $7–$10 boxes (two across ±180°), $11 radius km, $12 limit.
   nearby: `
     SELECT ${select(CITY_FIELDS, 'c')}, co.name AS country_name, s.name AS state_name, n.d FROM (
@@ -198,7 +211,15 @@ export function pgHandlers(pool: pg.Pool): BaselineHandlers {
     async fuzzy({ q, limit, threshold }): Promise<Answer> {
       if ([...q].length < 2) return errorA(400, 'Invalid query parameters: q: Search query must be at least 2 characters');
       const rows = threshold >= TRGM_THRESHOLD ? await query('fuzzy', SQL.fuzzy, [q, limit, threshold]) : await query('fuzzyLowThreshold', SQL.fuzzyLowThreshold, [q, limit, threshold]);
-      return ok(rows.map((row) => ({ ...cityOf(row), match_score: roundScore(row.score as number), matched_alias: row.alias ? row.native : null })));
+      return ok(
+        rows.map((row) => ({
+          ...cityOf(row),
+          country_name: row.country_name,
+          state_name: row.state_name,
+          match_score: roundScore(row.score as number),
+          matched_alias: row.alias ? row.native : null,
+        })),
+      );
     },
 
     async nearby({ lat, lng, radiusKm, limit }): Promise<Answer> {
@@ -235,7 +256,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       database: 'postgres',
       max: POOL_SIZE,
       // Parameterised LIKE prefixes use the pattern indexes only in custom plans.
-      options: `-c search_path=${schema},public -c plan_cache_mode=force_custom_plan`,
+      options: `-c search_path=${schema},public -c plan_cache_mode=force_custom_plan -c pg_trgm.similarity_threshold=${TRGM_THRESHOLD}`,
     });
     // Open the connections now: the first requests should not pay for them.
     const clients = await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.connect()));
