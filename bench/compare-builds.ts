@@ -1,9 +1,9 @@
 // Two compiled checkouts in one process, interleaved request by request (a shared, loaded machine
 // then slows both alike): per request, each build answers `--reps` times (response caches
 // cleared before each call) and its fastest time is kept. Reports p50/p99/max of autocomplete and
-// fuzzy over the search bench's query mix (bench/search.bench.ts: seed 2024, 1,000 each), and the
-// single slowest requests bench/REPORT.md names, first call (after the build's own preparation,
-// when it has one) and warm.
+// fuzzy over the search bench's query mix (test/support/search-queries.ts: seed 2024, 1,000
+// each), and the single slowest requests bench/REPORT.md names, first call (after the build's own
+// preparation, when it has one) and warm.
 //   node dist/bench/compare-builds.js --baseline ../wt-prev [--candidate .] [--snapshot dir] [--reps 5]
 // The snapshot defaults to the test suite's full-dataset snapshot (test/support/snapshots.ts).
 import { resolve } from 'node:path';
@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import type { Caller } from '../runtime/contract/index.js';
 import type { Operation, Reply, RequestContext } from '../runtime/routes/types.js';
 import type { Store } from '../runtime/store/types.js';
-import { prng } from '../test/support/random.js';
+import { searchQuerySets } from '../test/support/search-queries.js';
 import { fullSnapshot } from '../test/support/snapshots.js';
 
 const CALLER: Caller = { keyId: 'bench', plan: 'business', tierName: 'business', tier: 'full', countryTier: 'full', rank: 4 };
@@ -58,34 +58,6 @@ async function openBuild(checkout: string, snapshotDir: string): Promise<Build> 
     },
     prepare: registry.preparationStepsFor ? () => registry.preparationStepsFor!(store).forEach((step) => step()) : null,
   };
-}
-
-/** The search bench's query mix (bench/search.bench.ts querySets, seed 2024). */
-function querySets(store: Store): Record<'autocomplete' | 'fuzzySearch', Record<string, string>[]> {
-  const random = prng(2024);
-  const row = () => Math.floor(random() * store.cities.count);
-  const qLength = (q: string) => [...q.trim()].length;
-  const typo = (text: string): string => {
-    const chars = [...text];
-    const i = Math.floor(random() * chars.length);
-    const edit = Math.floor(random() * 3);
-    if (edit === 0 && chars.length > 3) chars.splice(i, 1);
-    else if (edit === 1) chars.splice(i, 0, 'aeiourn'[Math.floor(random() * 7)]!);
-    else if (i + 1 < chars.length) [chars[i], chars[i + 1]] = [chars[i + 1]!, chars[i]!];
-    return chars.join('');
-  };
-  const fuzzy: Record<string, string>[] = [];
-  while (fuzzy.length < 1000) {
-    const q = typo(store.cities.nameAt(row())).trim();
-    if (qLength(q) >= 2 && qLength(q) <= 100) fuzzy.push({ q });
-  }
-  const autocomplete: Record<string, string>[] = [];
-  while (autocomplete.length < 1000) {
-    const name = store.cities.nameAt(row());
-    const q = (random() < 0.8 ? [...name].slice(0, 2 + Math.floor(random() * 7)).join('') : typo(name)).trim();
-    if (qLength(q) >= 2 && qLength(q) <= 100) autocomplete.push({ q });
-  }
-  return { autocomplete, fuzzySearch: fuzzy };
 }
 
 const SLOWEST: [string, Record<string, string>, Record<string, string>][] = [
@@ -135,7 +107,8 @@ export async function runCompareBuilds(argv = process.argv.slice(2)): Promise<vo
     console.log(`  ${op} ${JSON.stringify({ ...params, ...query })}: ${cells.map((cell, i) => `[${i === 0 ? 'baseline' : 'candidate'}] ${cell}`).join('  ')}`);
   }
 
-  const sets = querySets(builds[0]!.store);
+  const store = builds[0]!.store;
+  const sets = searchQuerySets({ count: store.cities.count, name: (row) => store.cities.nameAt(row) });
   for (const op of ['autocomplete', 'fuzzySearch'] as const) {
     for (const build of builds) for (const query of sets[op]) timeOnce(build, op, {}, query);
     const times = builds.map(() => [] as number[]);

@@ -22,8 +22,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { addKey, newKeyFile, writeKeyFile } from '../runtime/access/keys.js';
 import { get, load, loadAverage, loadGenerator, median, printTable, startChild, stopChild, type RunResult, type Server } from './http.bench.js';
+import { benchSnapshotDir, writeBenchKey } from './wrk.js';
 
 const CLI = fileURLToPath(new URL('../runtime/cli/main.js', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -133,19 +133,12 @@ export async function runEtagBench(): Promise<void> {
   const rounds = setting('GEOAPI_BENCH_ROUNDS', 6);
   const connections = setting('GEOAPI_BENCH_CONNECTIONS', 16);
   const routes = process.env['GEOAPI_BENCH_ROUTES'] ? process.env['GEOAPI_BENCH_ROUTES'].split(',').map((r) => r.trim()).filter((r) => r !== '') : DEFAULT_ROUTES;
-  let snapshotDir = process.env['GEOAPI_BENCH_SNAPSHOT'];
-  if (!snapshotDir) {
-    const { ensureDefaultSnapshot } = await import('../build-index/default-snapshot.js');
-    snapshotDir = (await ensureDefaultSnapshot(join(REPO_ROOT, 'data/snapshots/default'))).dir;
-  }
+  const snapshotDir = await benchSnapshotDir();
 
   const dir = mkdtempSync(join(tmpdir(), 'geoapi-etag-bench-'));
   const servers: Server[] = [];
   try {
-    const keyFile = newKeyFile();
-    const { key } = addKey(keyFile, { plan: 'business', name: 'bench' });
-    const keysFile = join(dir, 'keys.json');
-    writeKeyFile(keysFile, keyFile);
+    const { key, keysFile } = writeBenchKey(dir);
 
     const apps = { previous: await standInApp(previousRoot, snapshotDir, keysFile), current: await standInApp(join(REPO_ROOT), snapshotDir, keysFile) };
     console.log(`In process (each build's pipeline on a stand-in uWS, no sockets; ${rounds * 10} alternating batches of 2,000 requests; CPU time per request):`);

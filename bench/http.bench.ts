@@ -27,8 +27,8 @@ import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { addKey, newKeyFile, writeKeyFile } from '../runtime/access/keys.js';
 import { openLoop, type OpenLoopResult } from './open-loop.js';
+import { benchSnapshotDir, runWrk, writeBenchKey } from './wrk.js';
 
 const DEFAULT_ROUTES = ['/v1/countries', '/v1/countries/US/states/CA/cities', '/v1/countries/IN', '/v1/phone/parse?number=%2B14155552671'];
 /** Target geoapi ÷ baseline ratio: large lists are served from prepared bytes, small answers are computed. */
@@ -38,7 +38,6 @@ const targetRatio = (route: string): number => (LIST_ROUTES.has(route) ? 5 : 2);
 const P99_TARGET_MS = 5;
 const CLI = fileURLToPath(new URL('../runtime/cli/main.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./http-baseline.js', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface RunResult {
   requestsPerSecond: number;
@@ -132,30 +131,9 @@ function cpuTicks(pid: number | undefined): number {
 export function load(server: Server, path: string, key: string, seconds: number, connections: number, generator: 'wrk' | 'autocannon'): RunResult {
   const url = `${server.url}${path}`;
   const before = cpuTicks(server.child.pid);
-  const result = generator === 'wrk' ? loadWithWrk(url, key, seconds, connections) : loadWithAutocannon(url, key, seconds, connections);
+  const result = generator === 'wrk' ? { ...runWrk(url, { key }, seconds, connections), cpuMicrosPerRequest: NaN } : loadWithAutocannon(url, key, seconds, connections);
   result.cpuMicrosPerRequest = ((cpuTicks(server.child.pid) - before) * 1e6) / CLOCK_TICKS / result.requests;
   return result;
-}
-
-const toMs = (value: string, unit: string): number => Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
-
-/** One wrk run (one thread) in its own process. */
-function loadWithWrk(url: string, key: string, seconds: number, connections: number): RunResult {
-  const run = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-H', `x-geoapi-key: ${key}`, url], { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`wrk failed (${run.status}): ${run.stderr}`);
-  const out = run.stdout;
-  const percentile = (p: string): number => {
-    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(out);
-    if (!m) throw new Error(`wrk output without a ${p}% latency:\n${out}`);
-    return toMs(m[1]!, m[2]!);
-  };
-  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
-  if (!rps) throw new Error(`wrk output without Requests/sec:\n${out}`);
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const socketErrors = errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
-  return { requestsPerSecond: Number(rps[1]), requests, cpuMicrosPerRequest: NaN, p50: percentile('50'), p99: percentile('99'), bad: non2xx + socketErrors };
 }
 
 /** One autocannon run in its own process. */
@@ -198,19 +176,12 @@ export async function runHttpBench(): Promise<void> {
   const threads = setting('GEOAPI_BENCH_THREADS', 1);
   const rateShare = setting('GEOAPI_BENCH_RATE_SHARE', 0.5, true);
   const wantedRoutes = process.env['GEOAPI_BENCH_ROUTES'] ? process.env['GEOAPI_BENCH_ROUTES'].split(',').map((r) => r.trim()).filter((r) => r !== '') : DEFAULT_ROUTES;
-  let snapshotDir = process.env['GEOAPI_BENCH_SNAPSHOT'];
-  if (!snapshotDir) {
-    const { ensureDefaultSnapshot } = await import('../build-index/default-snapshot.js');
-    snapshotDir = (await ensureDefaultSnapshot(join(REPO_ROOT, 'data/snapshots/default'))).dir;
-  }
+  const snapshotDir = await benchSnapshotDir();
 
   const dir = mkdtempSync(join(tmpdir(), 'geoapi-http-bench-'));
   const servers: Server[] = [];
   try {
-    const keyFile = newKeyFile();
-    const { key } = addKey(keyFile, { plan: 'business', name: 'bench' });
-    const keysFile = join(dir, 'keys.json');
-    writeKeyFile(keysFile, keyFile);
+    const { key, keysFile } = writeBenchKey(dir);
 
     const geoapi = await startChild(
       'geoapi',

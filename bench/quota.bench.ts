@@ -28,9 +28,9 @@ import { DEFAULT_POLICY_FILE } from '../runtime/access/policy.js';
 import { RedisQuotaCounter, type RedisBatchMode } from '../runtime/access/quota/redis-counter.js';
 import { windowsAt } from '../runtime/access/quota/windows.js';
 import { startTestRedis, type TestRedis } from '../test/access/quota/fixtures/redis-server.js';
+import { benchSnapshotDir, runWrk } from './wrk.js';
 
 const CLI = fileURLToPath(new URL('../runtime/cli/main.js', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 interface RunResult {
   requestsPerSecond: number;
@@ -99,26 +99,6 @@ function loadGenerator(): 'wrk' | 'autocannon' {
   return spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error ? 'autocannon' : 'wrk';
 }
 
-const toMs = (value: string, unit: string): number => Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
-
-/** `keys` is a wrk Lua script rotating the key header over many keys. */
-function loadWithWrk(url: string, keys: string, seconds: number, connections: number): RunResult {
-  const run = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', keys, url], { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`wrk failed (${run.status}): ${run.stderr}`);
-  const out = run.stdout;
-  const percentile = (p: string): number => {
-    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(out);
-    if (!m) throw new Error(`wrk output without a ${p}% latency:\n${out}`);
-    return toMs(m[1]!, m[2]!);
-  };
-  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
-  if (!rps) throw new Error(`wrk output without Requests/sec:\n${out}`);
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const socketErrors = errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
-  return { requestsPerSecond: Number(rps[1]), p50: percentile('50'), p99: percentile('99'), bad: non2xx + socketErrors };
-}
-
 function loadWithAutocannon(url: string, key: string, seconds: number, connections: number): RunResult {
   let autocannon: string;
   try {
@@ -151,11 +131,7 @@ export async function runQuotaBench(): Promise<void> {
   const connections = setting('GEOAPI_BENCH_CONNECTIONS', 32);
   const threads = setting('GEOAPI_BENCH_THREADS', 1);
   const routes = (process.env['GEOAPI_BENCH_ROUTES'] ?? '/v1/meta/data-version,/v1/countries').split(',').filter((r) => r !== '');
-  let snapshotDir = process.env['GEOAPI_BENCH_SNAPSHOT'];
-  if (!snapshotDir) {
-    const { ensureDefaultSnapshot } = await import('../build-index/default-snapshot.js');
-    snapshotDir = (await ensureDefaultSnapshot(join(REPO_ROOT, 'data/snapshots/default'))).dir;
-  }
+  const snapshotDir = await benchSnapshotDir();
   const generator = loadGenerator();
 
   const dir = mkdtempSync(join(tmpdir(), 'geoapi-quota-bench-'));
@@ -210,7 +186,7 @@ export async function runQuotaBench(): Promise<void> {
       const results = new Map<string, RunResult[]>(modes.map((mode) => [mode.name, []]));
       const load = (mode: Mode, runSeconds: number): RunResult => {
         const url = `${mode.url}${route}`;
-        return generator === 'wrk' ? loadWithWrk(url, wrkScript, runSeconds, connections) : loadWithAutocannon(url, key, runSeconds, connections);
+        return generator === 'wrk' ? runWrk(url, { script: wrkScript }, runSeconds, connections) : loadWithAutocannon(url, key, runSeconds, connections);
       };
       for (const mode of modes) load(mode, 1); // warm-up (JIT, connections), not measured
       for (let round = 0; round < rounds; round++) {

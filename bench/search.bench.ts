@@ -16,9 +16,7 @@
 // store's RecordByteBuffer against flatbuffers' own ByteBuffer (TextDecoder for every string).
 // Run: `npm run bench -- search` (GEOAPI_BENCH_SNAPSHOT=dir reuses a built full snapshot).
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,10 +43,14 @@ import type { Store } from '../runtime/store/types.js';
 import { matchKey } from '../runtime/text/normalise.js';
 import { bruteAutocomplete, bruteFuzzy, bruteNearby, placesOf, type Places } from '../test/routes/search/oracles.js';
 import { prng } from '../test/support/random.js';
+import { searchQuerySets, type SearchQuery } from '../test/support/search-queries.js';
+import { postgresUnavailable, startCluster } from './report/postgres/cluster.js';
+import { boxesAround, likePrefix } from './report/postgres/sql-args.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
 const fullSource = resolve(repoRoot, '../shared/data/csc');
-const PG_BIN = '/usr/lib/postgresql/15/bin';
+/** -c settings of the throwaway cluster. */
+const PG_SETTINGS = ['listen_addresses=127.0.0.1', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'jit=off'];
 
 const QUERIES = 1000; // per operation, in-process and PostgreSQL
 const BRUTE_QUERIES = 60; // brute force is ~10³× slower
@@ -56,7 +58,7 @@ const WARMUP_ROUNDS = 1;
 /** In-process timings pool this many passes over the queries (a shared machine's hiccups weigh less). */
 const TIMED_ROUNDS = 3;
 
-type Query = Record<string, string>;
+type Query = SearchQuery;
 type OpName = 'fuzzySearch' | 'autocomplete' | 'nearbySearch';
 
 interface Stats {
@@ -73,47 +75,6 @@ function stats(ms: number[]): Stats {
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
   const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
   return { p50: at(0.5), p99: at(0.99), mean, qps: 1000 / mean, n: sorted.length };
-}
-
-
-function typo(random: () => number, text: string): string {
-  const chars = [...text];
-  const i = Math.floor(random() * chars.length);
-  const edit = Math.floor(random() * 3);
-  if (edit === 0 && chars.length > 3) chars.splice(i, 1);
-  else if (edit === 1) chars.splice(i, 0, 'aeiourn'[Math.floor(random() * 7)]!);
-  else if (i + 1 < chars.length) [chars[i], chars[i + 1]] = [chars[i + 1]!, chars[i]!];
-  return chars.join('');
-}
-
-const qLength = (q: string) => [...q.trim()].length;
-
-/** The query mixes: typo'd names (fuzzy), prefixes as typed (autocomplete), points near places (nearby). */
-function querySets(cities: Places): Record<OpName, Query[]> {
-  const random = prng(2024);
-  const row = () => Math.floor(random() * cities.count);
-  const fuzzy: Query[] = [];
-  while (fuzzy.length < QUERIES) {
-    const q = typo(random, cities.names[row()]!).trim();
-    if (qLength(q) >= 2 && qLength(q) <= 100) fuzzy.push({ q });
-  }
-  const autocomplete: Query[] = [];
-  while (autocomplete.length < QUERIES) {
-    const name = cities.names[row()]!;
-    // 4 in 5 type-ahead prefixes of 2–8 characters, 1 in 5 a mistyped whole name (trigram fill).
-    const q = (random() < 0.8 ? [...name].slice(0, 2 + Math.floor(random() * 7)).join('') : typo(random, name)).trim();
-    if (qLength(q) >= 2 && qLength(q) <= 100) autocomplete.push({ q });
-  }
-  const nearby: Query[] = [];
-  while (nearby.length < QUERIES) {
-    const r = row();
-    if (Number.isNaN(cities.lat[r]!)) continue;
-    const lat = Math.max(-90, Math.min(90, cities.lat[r]! + (random() - 0.5)));
-    const lng = ((cities.lng[r]! + (random() - 0.5) + 540) % 360) - 180;
-    // Mostly the defaults (25 km, 20 results), one in five the largest radius.
-    nearby.push(random() < 0.8 ? { lat: lat.toFixed(5), lng: lng.toFixed(5) } : { lat: lat.toFixed(5), lng: lng.toFixed(5), radius: '500' });
-  }
-  return { fuzzySearch: fuzzy, autocomplete, nearbySearch: nearby };
 }
 
 const CALLER: Caller = { keyId: 'bench', plan: 'business', tierName: 'business', tier: 'full', countryTier: 'full', rank: 4 };
@@ -233,17 +194,6 @@ interface Postgres {
   stop(): void;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
-
 /** Connects to GEOAPI_BENCH_PG, or starts a throwaway cluster; null (with the reason printed) when impossible. */
 async function startPostgres(): Promise<Postgres | null> {
   let pg: { default: { Client: new (config: object) => PgClient & { connect(): Promise<void> } } };
@@ -261,48 +211,26 @@ async function startPostgres(): Promise<Postgres | null> {
     const version = String((await client.query({ text: 'SHOW server_version' })).rows[0]!.server_version);
     return { client, version, stop: () => {} };
   }
-  if (!existsSync(join(PG_BIN, 'initdb'))) {
-    console.log(`PostgreSQL column skipped: PostgreSQL 15 is not installed (${PG_BIN}/initdb not found; apt-get install postgresql-15)`);
+  const unavailable = postgresUnavailable();
+  if (unavailable) {
+    console.log(`PostgreSQL column skipped: ${unavailable}`);
     return null;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'geoapi-bench-pg-'));
-  const asRoot = process.getuid?.() === 0;
-  const run = (bin: string, args: string[]) => {
-    const command = asRoot ? 'runuser' : join(PG_BIN, bin);
-    const argv = asRoot ? ['-u', 'postgres', '--', join(PG_BIN, bin), ...args] : args;
-    const result = spawnSync(command, argv, { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`${bin} failed (${result.status}): ${result.stderr || result.stdout}`);
-  };
   try {
-    if (asRoot) {
-      const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-      const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-      chownSync(dir, uid, gid);
-    }
-    const port = await freePort();
-    run('initdb', ['-D', join(dir, 'data'), '--locale=C.UTF-8', '--encoding=UTF8', '-U', 'postgres', '--auth=trust']);
-    run('pg_ctl', ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c jit=off`, 'start']);
-    const stop = () => {
-      try {
-        run('pg_ctl', ['-D', join(dir, 'data'), '-m', 'fast', '-w', 'stop']);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    };
-    const client = new pg.default.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
+    // Lighter than the report's settings: only what a throwaway read-only cluster wants.
+    const cluster = await startCluster({ settings: PG_SETTINGS, tmpPrefix: 'geoapi-bench-pg-' });
+    const client = new pg.default.Client({ host: cluster.host, port: cluster.port, user: cluster.user, database: 'postgres' });
     try {
       await client.connect();
+      // Parameterised LIKE prefixes can use the pattern index only in a custom plan.
+      await client.query({ text: 'SET plan_cache_mode = force_custom_plan' });
+      const version = String((await client.query({ text: 'SHOW server_version' })).rows[0]!.server_version);
+      return { client, version, stop: () => cluster.stop() };
     } catch (error) {
-      stop();
+      cluster.stop();
       throw error;
     }
-    // Parameterised LIKE prefixes can use the pattern index only in a custom plan.
-    await client.query({ text: 'SET plan_cache_mode = force_custom_plan' });
-    const version = String((await client.query({ text: 'SHOW server_version' })).rows[0]!.server_version);
-    return { client, version, stop };
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
     console.log(`PostgreSQL column skipped: could not start PostgreSQL 15: ${error instanceof Error ? error.message : String(error)}`);
     return null;
   }
@@ -369,25 +297,6 @@ const PG_NEARBY = `
     FROM bench_cities
     WHERE geo <@ box(point($3, $4), point($5, $6)) OR geo <@ box(point($7, $8), point($9, $10))) s
   WHERE d <= $11 ORDER BY d, id LIMIT 20`;
-
-/** Bounding boxes (lng/lat degrees) holding every point within radiusKm of (lat, lng): two when the box crosses ±180°. */
-function boxesAround(lat: number, lng: number, radiusKm: number): [number, number, number, number][] {
-  const angle = radiusKm / EARTH_RADIUS_KM;
-  const dLat = (angle * 180) / Math.PI;
-  const minLat = lat - dLat;
-  const maxLat = lat + dLat;
-  if (minLat <= -90 || maxLat >= 90) return [[-180, Math.max(-90, minLat), 180, Math.min(90, maxLat)]];
-  const dLng = (Math.asin(Math.min(1, Math.sin(angle) / Math.cos((lat * Math.PI) / 180))) * 180) / Math.PI;
-  const west = lng - dLng;
-  const east = lng + dLng;
-  if (west < -180) return [[west + 360, minLat, 180, maxLat], [-180, minLat, east, maxLat]];
-  if (east > 180) return [[west, minLat, 180, maxLat], [-180, minLat, east - 360, maxLat]];
-  return [[west, minLat, east, maxLat]];
-}
-
-function likePrefix(key: string): string {
-  return `${key.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** An answer as comparable text: ids, and for fuzzy the rounded match_score of each. */
 type Answer = string;
@@ -457,7 +366,7 @@ export async function runSearchBench(): Promise<void> {
         `in-process figures pool ${TIMED_ROUNDS} passes after ${WARMUP_ROUNDS} warm-up pass; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     );
     await timeRecordDecoding(store);
-    const sets = querySets(cities);
+    const sets = searchQuerySets({ count: cities.count, name: (row) => cities.names[row]!, point: (row) => [cities.lat[row]!, cities.lng[row]!] }, QUERIES);
     const ops = new Map(searchOperations.map((op) => [op.name as OpName, op]));
     // Lazily built lookups (city kinds, country codes) are per Store, not per request: build them first.
     ops.get('nearbySearch')!.handle(contextOf(store, { lat: '0', lng: '0', kind: 'settlement', country: 'FR' }));

@@ -6,11 +6,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { freePort } from '../report/processes.js';
 import { KEY_PLANS, planRequests, type Step } from './requests.js';
 
 export const CURSOR_SECRET = 'answers-comparison-fixed-cursor-secret';
@@ -82,16 +82,6 @@ function runCli(checkout: string, args: string[], cwd: string): string {
   return result.stdout;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
 
 function waitForBanner(child: ChildProcess, stderr: () => string): Promise<void> {
   return new Promise((resolveReady, reject) => {

@@ -274,6 +274,24 @@ export function rowsJson(rows: RowBytes, projection: Projection, count: number, 
   return out.take();
 }
 
+/**
+ * JSON array of `items` (each the object of row `item.row`), as a fresh byte copy. Before each
+ * row, `fillExtras` stores that row's values of the writer's extraNames in `extras` (the caller's
+ * reused array): nothing is allocated per row.
+ */
+export function writeRowsArray<T extends { readonly row: number }>(writer: RowJsonWriter, items: readonly T[], extras: unknown[], fillExtras: (extras: unknown[], item: T) => void): Buffer {
+  const out = sharedJsonBytes.reset();
+  out.byte(0x5b);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    fillExtras(extras, item);
+    if (i > 0) out.byte(0x2c);
+    writer.write(out, item.row, extras);
+  }
+  out.byte(0x5d);
+  return out.take();
+}
+
 /** Writes (and drops) rows of a table under a projection, so the first real list runs compiled code. */
 export function warmRowJson(rows: RowBytes, projection: Projection, count: number): void {
   const writer = rowJsonWriter(rows, projection, []);

@@ -36,7 +36,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -138,17 +138,7 @@ export function defaultSnapshotDir(): Promise<string> {
   return defaultSnapshot;
 }
 
-/** A port that was free a moment ago (for commands that take --port / GEOAPI_PORT). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './ports.js';
 
 /** One GET (or `method`) on a fresh connection. */
 export function request(url: string, options: RequestOptions & { key?: string } = {}): Promise<TestResponse> {

@@ -1,6 +1,6 @@
 // A throwaway PostgreSQL 15 cluster (Debian postgresql-15 binaries; as user postgres when run as
-// root), as in bench/search.bench.ts, but listening on TCP for a separate server process and
-// reporting its start time and processes. Removed by stop().
+// root), listening on TCP for a separate server process and reporting its start time and
+// processes (bench/search.bench.ts starts one with lighter settings). Removed by stop().
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,10 +47,17 @@ export function postgresUnavailable(): string | null {
   return null;
 }
 
-export async function startCluster(): Promise<PgCluster> {
+export interface ClusterOptions {
+  /** `-c` settings for the server (default: the report's, above). */
+  settings?: readonly string[];
+  /** Prefix of the temporary directory holding the cluster. */
+  tmpPrefix?: string;
+}
+
+export async function startCluster({ settings = SETTINGS, tmpPrefix = 'geoapi-report-pg-' }: ClusterOptions = {}): Promise<PgCluster> {
   const reason = postgresUnavailable();
   if (reason) throw new Error(reason);
-  const dir = mkdtempSync(join(tmpdir(), 'geoapi-report-pg-'));
+  const dir = mkdtempSync(join(tmpdir(), tmpPrefix));
   const asRoot = process.getuid?.() === 0;
   const run = (bin: string, args: string[]): string => {
     const command = asRoot ? 'runuser' : join(PG_BIN, bin);
@@ -69,7 +76,7 @@ export async function startCluster(): Promise<PgCluster> {
     }
     const port = await freePort();
     run('initdb', ['-D', dataDir, '--locale=C.UTF-8', '--encoding=UTF8', '-U', 'postgres', '--auth=trust']);
-    const options = [`-p ${port}`, `-k ${dir}`, ...SETTINGS.map((s) => `-c ${s}`)].join(' ');
+    const options = [`-p ${port}`, `-k ${dir}`, ...settings.map((s) => `-c ${s}`)].join(' ');
     const t = performance.now();
     run('pg_ctl', ['-D', dataDir, '-l', join(dir, 'log'), '-w', '-o', options, 'start']);
     started = true;

@@ -19,6 +19,7 @@ import { baselineArgs, errorA, errorB, ok, serveBaseline, type Answer, type Base
 import { parsePhone, type PhoneCountry } from '../baselines/phone.js';
 import { CITY_FIELDS, COUNTRY_FIELDS, POSTCODE_FIELDS, STATE_FIELDS } from '../dataset.js';
 import { quote, UNACCENT_FUNCTION } from './load.js';
+import { boxesAround, likeEscape, likePrefix } from './sql-args.js';
 
 const POOL_SIZE = 4;
 /**
@@ -112,23 +113,6 @@ const SQL = {
   phone: `SELECT iso2, iso3, phonecode FROM countries WHERE phone_prefixes && $1::text[]`,
 };
 
-/** Bounding boxes (lng/lat degrees) holding every point within radiusKm of (lat, lng): two when the box crosses ±180°. */
-export function boxesAround(lat: number, lng: number, radiusKm: number): [number, number, number, number][] {
-  const angle = radiusKm / EARTH_RADIUS_KM;
-  const dLat = (angle * 180) / Math.PI;
-  const minLat = lat - dLat;
-  const maxLat = lat + dLat;
-  if (minLat <= -90 || maxLat >= 90) return [[-180, Math.max(-90, minLat), 180, Math.min(90, maxLat)]];
-  const dLng = (Math.asin(Math.min(1, Math.sin(angle) / Math.cos((lat * Math.PI) / 180))) * 180) / Math.PI;
-  const west = lng - dLng;
-  const east = lng + dLng;
-  if (west < -180) return [[west + 360, minLat, 180, maxLat], [-180, minLat, east, maxLat]];
-  if (east > 180) return [[west, minLat, 180, maxLat], [-180, minLat, east - 360, maxLat]];
-  return [[west, minLat, east, maxLat]];
-}
-
-const likePrefix = (key: string): string => `${key.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-const likeEscape = (key: string): string => key.replace(/[\\%_]/g, (c) => `\\${c}`);
 const FIELD_NAMES = ['name', 'native', 'translation'];
 
 function cityOf(row: Record<string, unknown>): Record<string, unknown> {

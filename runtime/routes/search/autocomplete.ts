@@ -9,7 +9,7 @@ import { includeTranslationsParam, includeTranslationsSpec, localeParam, localeS
 import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, STATE_SPEC, stateFilter, TYPE_SPEC } from './params.js';
 import { countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
-import { rowJsonWriter, sharedJsonBytes } from '../../render/row-json.js';
+import { rowJsonWriter, writeRowsArray } from '../../render/row-json.js';
 
 export const AUTOCOMPLETE_LIMIT_MAX = 50;
 export const AUTOCOMPLETE_LIMIT_DEFAULT = 10;
@@ -72,22 +72,14 @@ function render(ctx: RequestContext, { q, entity, type, country, state, limit, l
   const rowBytes = store[entity].rowBytes;
   if (locale === null && rowBytes !== null) {
     // Fields written from the row's bytes, additions from `extras` (no record decoded).
-    const writer = rowJsonWriter(rowBytes, projection, ADDITIONS);
-    const out = sharedJsonBytes.reset();
-    out.byte(0x5b);
-    for (let i = 0; i < hits.length; i++) {
-      const hit = hits[i]!;
+    return writeRowsArray(rowJsonWriter(rowBytes, projection, ADDITIONS), hits, extras, (values, hit) => {
       const name = store[entity].nameAt(hit.row);
-      extras[0] = type;
-      extras[1] = entity === 'cities' ? labelOf(name, stateNameOfCityRow(store, hit.row), countryNameOfRow(store, entity, hit.row))
+      values[0] = type;
+      values[1] = entity === 'cities' ? labelOf(name, stateNameOfCityRow(store, hit.row), countryNameOfRow(store, entity, hit.row))
         : entity === 'states' ? stateLabelOf(name, countryNameOfRow(store, entity, hit.row)) : name;
-      extras[2] = roundScore(hit.score);
-      extras[3] = hit.field;
-      if (i > 0) out.byte(0x2c);
-      writer.write(out, hit.row, extras);
-    }
-    out.byte(0x5d);
-    return out.take();
+      values[2] = roundScore(hit.score);
+      values[3] = hit.field;
+    });
   }
   const items = hits.map((hit) => {
     const record = decodeRow(store, entity, hit.row);

@@ -8,7 +8,7 @@ import { roundScore } from '../../text/trigram.js';
 import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, THRESHOLD_SPEC, thresholdParam, TYPE_SPEC } from './params.js';
 import { countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
-import { FieldCopy, rowJsonWriter, sharedJsonBytes } from '../../render/row-json.js';
+import { FieldCopy, rowJsonWriter, writeRowsArray } from '../../render/row-json.js';
 
 /** Per-row values of ADDITIONS[entity], reused (requests run one at a time per thread). */
 const extras: unknown[] = [null, null, null, null];
@@ -41,21 +41,13 @@ function handle(ctx: RequestContext): Reply {
     const rowBytes = store[entity].rowBytes;
     if (rowBytes !== null) {
       // Fields written from the row's bytes, additions from `extras` (no record decoded).
-      const writer = rowJsonWriter(rowBytes, projection, additions);
-      const out = sharedJsonBytes.reset();
-      out.byte(0x5b);
-      for (let i = 0; i < hits.length; i++) {
-        const hit = hits[i]!;
+      return writeRowsArray(rowJsonWriter(rowBytes, projection, additions), hits, extras, (values, hit) => {
         let e = 0;
-        if (entity !== 'countries') extras[e++] = countryNameOfRow(store, entity, hit.row);
-        if (entity === 'cities') extras[e++] = stateNameOfCityRow(store, hit.row);
-        extras[e++] = roundScore(hit.score);
-        extras[e] = hit.nativeWins ? NATIVE : null;
-        if (i > 0) out.byte(0x2c);
-        writer.write(out, hit.row, extras);
-      }
-      out.byte(0x5d);
-      return out.take();
+        if (entity !== 'countries') values[e++] = countryNameOfRow(store, entity, hit.row);
+        if (entity === 'cities') values[e++] = stateNameOfCityRow(store, hit.row);
+        values[e++] = roundScore(hit.score);
+        values[e] = hit.nativeWins ? NATIVE : null;
+      });
     }
     const items = hits.map((hit) => {
       const record = decodeRow(store, entity, hit.row);

@@ -7,6 +7,7 @@ import { CITY_KINDS } from '../../../runtime/engine/search/city-kind.js';
 import type { Store } from '../../../runtime/store/types.js';
 import { matchKey } from '../../../runtime/text/normalise.js';
 import { bruteAutocomplete, bruteFuzzy, bruteNearby, placesOf, type Entity, type Filters, type Places } from './oracles.js';
+import { typo } from '../../support/search-queries.js';
 import { call, fullDatasetSkip, fullSnapshot, items, prng } from './support.js';
 
 const skip = fullDatasetSkip();
@@ -26,16 +27,6 @@ function filterQuery(filters: Filters): Record<string, string> {
   if (filters.kind !== undefined) query.kind = filters.kind;
   if (filters.minPopulation !== undefined) query.min_population = String(filters.minPopulation);
   return query;
-}
-
-function typoOf(random: () => number, text: string): string {
-  const chars = [...text];
-  const i = Math.floor(random() * chars.length);
-  const edit = Math.floor(random() * 3);
-  if (edit === 0 && chars.length > 3) chars.splice(i, 1);
-  else if (edit === 1) chars.splice(i, 0, 'aeiourn'[Math.floor(random() * 7)]!);
-  else if (i + 1 < chars.length) [chars[i], chars[i + 1]] = [chars[i + 1]!, chars[i]!];
-  return chars.join('');
 }
 
 describe('nearby search on the full dataset', { skip }, () => {
@@ -112,7 +103,7 @@ describe('fuzzy search on the full dataset', { skip }, () => {
       const places = placesOf(store(), entity);
       const row = pickRow(random, places);
       const source = random() < 0.2 && places.natives[row] ? places.natives[row]! : places.names[row]!;
-      let q = random() < 0.7 ? typoOf(random, source) : source;
+      let q = random() < 0.7 ? typo(random, source) : source;
       if (random() < 0.2) q = q.slice(0, Math.max(2, Math.floor(q.length / 2)));
       q = q.trim();
       if ([...q].length < 2 || [...q].length > 100) continue;
@@ -133,7 +124,7 @@ describe('fuzzy search on the full dataset', { skip }, () => {
     for (let i = 0; i < 80; i++) {
       const row = accented[Math.floor(random() * accented.length)]!;
       const stripped = cities.names[row]!.normalize('NFD').replace(/\p{M}/gu, '');
-      const q = (i % 3 === 0 ? stripped : i % 3 === 1 ? typoOf(random, stripped) : stripped.replace(/[aeiou]/, (v) => ({ a: 'á', e: 'é', i: 'í', o: 'ö', u: 'ü' })[v]!)).trim();
+      const q = (i % 3 === 0 ? stripped : i % 3 === 1 ? typo(random, stripped) : stripped.replace(/[aeiou]/, (v) => ({ a: 'á', e: 'é', i: 'í', o: 'ö', u: 'ü' })[v]!)).trim();
       if ([...q].length < 2 || [...q].length > 100) continue;
       const threshold = [0.2, 0.3, 0.5][i % 3]!;
       const fuzzy = { q, threshold: String(threshold), limit: '10' };
@@ -171,7 +162,7 @@ describe('autocomplete on the full dataset', { skip }, () => {
       let q: string;
       if (kind === 0) q = places.names[row]!.slice(0, 2 + Math.floor(random() * 5)); // type-ahead prefix
       else if (kind === 1) q = places.names[row]!; // whole name (exact matches)
-      else if (kind === 2) q = typoOf(random, places.names[row]!); // fuzzy fill
+      else if (kind === 2) q = typo(random, places.names[row]!); // fuzzy fill
       else {
         const translations = places.translationKeys[row]!;
         q = translations.length > 0 ? translations[Math.floor(random() * translations.length)]!.slice(0, 3 + Math.floor(random() * 4)) : (places.natives[row] ?? places.names[row]!);
