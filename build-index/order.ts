@@ -86,7 +86,6 @@ export function orderDataset(records: EntityRecords, links: IndexLinks, sourceRe
   const stateOrder = byName(records.states, rank(countryRowOf, links.stateCountry));
   const stateRowOf = inverse(stateOrder);
   const cityOrder = byName(records.cities, rank(countryRowOf, links.cityCountry), rank(stateRowOf, links.cityState));
-  const cityRowOf = inverse(cityOrder);
 
   const postcodes = records.postcodes;
   const postcodeKeys = postcodes.map((p) => postcodeKey(p.code));

@@ -108,11 +108,11 @@ export interface ResponseSettings {
   log(message: string): void;
 }
 
-const GEOAPI_PREFIX = 'x-geoapi-';
+const OUR_HEADER_PREFIX = 'x-geoapi-';
 
 /** The X-CSC-* name of one of our headers (X-GEOAPI-Total-Count → X-CSC-Total-Count, X-Cache → X-CSC-Cache), or null. */
 export function cscTwinName(name: string): string | null {
-  if (name.length > GEOAPI_PREFIX.length && name.slice(0, GEOAPI_PREFIX.length).toLowerCase() === GEOAPI_PREFIX) return `X-CSC-${name.slice(GEOAPI_PREFIX.length)}`;
+  if (name.length > OUR_HEADER_PREFIX.length && name.slice(0, OUR_HEADER_PREFIX.length).toLowerCase() === OUR_HEADER_PREFIX) return `X-CSC-${name.slice(OUR_HEADER_PREFIX.length)}`;
   if (name.length === 7 && name.toLowerCase() === 'x-cache') return 'X-CSC-Cache';
   return null;
 }

@@ -5,7 +5,7 @@ import { KeyIndex, type KeySnapshot } from '../access/key-index.js';
 import { parsePolicy } from '../access/policy.js';
 import { createQuotaGate } from '../access/quota/index.js';
 import { noQuotaGate, type QuotaGate } from '../access/quota-hook.js';
-import { allOperations, configureOperations, onStoreChanged, preparationStepsFor } from '../routes/registry.js';
+import { allOperations, configureOperations, preparationStepsFor } from '../routes/registry.js';
 import type { Operation } from '../routes/types.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
@@ -135,7 +135,6 @@ async function main(): Promise<void> {
           // The old store's preparation stops (its closures would keep it alive); the new one's starts.
           if (init.operationsModule === null) prepareInTurns(prepared.store);
           prepared = null;
-          onStoreChanged();
           released.register(previous, previous.manifest.dataVersion);
           collectSoon(GC_AFTER_SWAP_MS);
           break;

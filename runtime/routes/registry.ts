@@ -53,13 +53,3 @@ export function configureOperations(settings: OperationSettings & { cursorSecret
   configureChangeTokens(secrets);
 }
 
-/**
- * The one hook of a live snapshot swap (runtime/http/worker.ts calls it in each worker once the new
- * store serves): empties every cache of the operations that is not keyed by Store, so that nothing
- * of the previous snapshot stays reachable and caches start empty for the new version. Caches kept
- * per Store (perStore) go with their Store and need nothing here; a new
- * module-level cache must be cleared here.
- */
-export function onStoreChanged(): void {
-  // Nothing today: the one response cache belongs to the HTTP layer's per-snapshot state.
-}

@@ -6,7 +6,7 @@ import { serializeObject } from '../../render/projection.js';
 import { sortObjects } from '../../engine/sort.js';
 import { listParams, listParamSpecs, type ListParamOptions } from '../params.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, CISO_PATH, jsonReply, notFound, pagedListReply, projectionOf, renderedJson } from './common.js';
+import { CACHE_DAY, CISO_PATH, notFound, pagedListReply, projectionOf, renderedJson } from './common.js';
 
 const LIST: ListParamOptions = { sort: true };
 

@@ -7,7 +7,7 @@ import { parsedPhoneJson } from '../../render/phone.js';
 import { listParams, listParamSpecs, type ListParamOptions } from '../params.js';
 import { ApiError } from '../../contract/index.js';
 import type { Operation } from '../types.js';
-import { CACHE_DAY, CISO_PATH, NO_STORE, jsonReply, notFound, pagedListReply, projectionOf, renderedJson } from './common.js';
+import { CACHE_DAY, CISO_PATH, NO_STORE, notFound, pagedListReply, projectionOf, renderedJson } from './common.js';
 
 const LIST: ListParamOptions = { sort: true };
 
