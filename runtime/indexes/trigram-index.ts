@@ -52,6 +52,11 @@ export interface TrigramSearchOptions {
    * returned and the caller's later rules decide among them. Must be ≤ kth.
    */
   tieFloor?: (kth: number) => number;
+  /**
+   * Docs flagged nonzero here (indexed by doc) are never matches and never raise a top-k bar: a
+   * caller that drops some docs afterwards can still take the top-k cut over the others.
+   */
+  excludedDocs?: Uint8Array;
 }
 
 interface PendingDoc {
@@ -241,7 +246,11 @@ export class TrigramIndex {
     const [docStart, docEnd] = this.docRange(options.rowStart ?? 0, options.rowEnd ?? 0x7fffffff);
     const listCount = this.collectLists(queryTrigrams, docStart, docEnd);
     if (listCount < minCommon) return noMatches();
-    if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k, options.tieFloor);
+    const excluded = options.excludedDocs;
+    if (excluded !== undefined && excluded.length !== this.docRows.length) {
+      throw new RangeError(`trigram search: expected excludedDocs of ${this.docRows.length} docs, found ${excluded.length}`);
+    }
+    if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k, options.tieFloor, excluded);
     const countedLists = listCount - minCommon + 1;
     const maxTrigramsFor = this.fillMaxTrigrams(nq, minCommon, listCount, threshold);
 
@@ -317,6 +326,7 @@ export class TrigramIndex {
       const s = state[doc]!;
       const common = s & 0xff;
       state[doc] = s - common;
+      if (excluded !== undefined && excluded[doc] !== 0) continue;
       const n = docTrigramCounts[doc]!;
       if (boundOf(common + pendingLists, n, nq) < bar) continue;
       let shared = common;
@@ -362,7 +372,14 @@ export class TrigramIndex {
    * Queries with more posting lists than a doc's state can count (hundreds of distinct trigrams,
    * far beyond a typed query): count every list in full and score every doc met. Same answer.
    */
-  private runWide(nq: number, listCount: number, threshold: number, k: number, tieFloor: ((kth: number) => number) | undefined): TrigramMatches {
+  private runWide(
+    nq: number,
+    listCount: number,
+    threshold: number,
+    k: number,
+    tieFloor: ((kth: number) => number) | undefined,
+    excluded: Uint8Array | undefined,
+  ): TrigramMatches {
     const counters = (this.wideCounters ??= new Uint16Array(this.docRows.length));
     const touched = (this.touched ??= new Int32Array(this.docRows.length));
     const matchScores = (this.matchScores ??= new Float32Array(this.docRows.length));
@@ -383,7 +400,7 @@ export class TrigramIndex {
       const common = counters[doc]!;
       counters[doc] = 0;
       const score = Math.fround(common / (nq + this.docTrigramCounts[doc]! - common));
-      if (score < threshold) continue;
+      if (score < threshold || (excluded !== undefined && excluded[doc] !== 0)) continue;
       touched[matchCount] = doc;
       matchScores[matchCount++] = score;
       if (k > 0) {

@@ -200,6 +200,21 @@ export function similarity(a: string, b: string): number {
  * digits (`%.6g`), then numeric rounds half away from zero. Scores are in [0, 1].
  */
 export function roundScore(score: number): number {
+  // Scores are float4 ratios of small counts: a few thousand distinct values, each rounded once
+  // (the text formatting below costs ~1 µs, and ranking rounds every trigram candidate).
+  let rounded = roundedScores.get(score);
+  if (rounded === undefined) {
+    rounded = roundScoreOnce(score);
+    if (roundedScores.size >= MAX_ROUNDED_SCORES) roundedScores.clear();
+    roundedScores.set(score, rounded);
+  }
+  return rounded;
+}
+
+const MAX_ROUNDED_SCORES = 65_536;
+const roundedScores = new Map<number, number>();
+
+function roundScoreOnce(score: number): number {
   const text = score.toPrecision(6);
   if (text.includes('e')) return 0; // below 1e-6
   const [whole, fraction = ''] = text.split('.') as [string, string?];

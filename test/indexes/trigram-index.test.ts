@@ -198,6 +198,42 @@ describe('TrigramIndex', () => {
     }
   });
 
+  it('search and searchTop with excludedDocs answer as if the excluded docs were not indexed', () => {
+    const random = prng(37);
+    const words = ['san', 'santa', 'maria', 'new', 'york', 'port', 'saint', 'louis', 'london', 'lyon', 'são', 'del', 'rio', 'zurich', 'zürich'];
+    const docs: Doc[] = [];
+    for (let row = 0; row < 3000; row++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words)).join(' ');
+      docs.push({ row, field: 0, text });
+      if (random() < 0.3) docs.push({ row, field: 1, text: typo(random, text) });
+    }
+    const index = build(docs);
+    const withTrigrams = withTrigramsOf(docs);
+    const excludedDocs = new Uint8Array(index.docCount);
+    const excludedKeys = new Set<string>();
+    for (let doc = 0; doc < index.docCount; doc++) {
+      if (random() < 0.4) {
+        excludedDocs[doc] = 1;
+        excludedKeys.add(`${index.docRow(doc)}/${index.docField(doc)}`);
+      }
+    }
+    const kept = withTrigrams.filter((d) => !excludedKeys.has(`${d.row}/${d.field}`));
+    for (let i = 0; i < 100; i++) {
+      const query = typo(random, pick(random, docs).text);
+      const threshold = pick(random, [0.1, 0.2, 0.3, 0.6]);
+      const k = pick(random, [1, 5, 10, 100]);
+      const top = index.searchTop(query, threshold, k, { excludedDocs });
+      const found = new Map<string, number>();
+      top.docs.forEach((doc, j) => found.set(`${index.docRow(doc)}/${index.docField(doc)}`, top.scores[j]!));
+      assert.deepEqual(found, bruteForceTop(kept, query, threshold, k), `searchTop(${JSON.stringify(query)}, ${threshold}, k=${k}) without the excluded docs`);
+      const all = index.search(query, threshold, { excludedDocs });
+      const foundAll = new Map<string, number>();
+      all.docs.forEach((doc, j) => foundAll.set(`${index.docRow(doc)}/${index.docField(doc)}`, all.scores[j]!));
+      assert.deepEqual(foundAll, bruteForce(kept, query, threshold), `search(${JSON.stringify(query)}, ${threshold}) without the excluded docs`);
+    }
+    assert.throws(() => index.search('york', 0.3, { excludedDocs: new Uint8Array(1) }), /expected excludedDocs of \d+ docs, found 1/);
+  });
+
   it('searchTop keeps every doc tied with the k-th best row, and a row’s other doc only when it reaches that score', () => {
     // 40 rows named exactly "Santa Maria" tie at 1; k = 5 must return all 40 (the caller breaks ties).
     const docs: Doc[] = [];

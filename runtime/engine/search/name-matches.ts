@@ -9,11 +9,11 @@
 //                                   scores against their accented text are not a match_score.
 // A (row, field) may come back twice (A and B or C): callers keep the higher score.
 //
-// Top-k: A and B each return every doc scoring at least (the tie floor of) their own k-th best
+// Top-k: A, B and C each return every doc scoring at least (the tie floor of) their own k-th best
 // row score. The combined k-th best row score is at least each of theirs, so every doc that can
 // still rank is returned with its higher half; a doc returned with only its lower half scores
-// below what the first k rows reach and never displaces them. C runs in full (its changed docs
-// are dropped afterwards, so they must not raise a top-k bar); it runs only for accented queries.
+// below what the first k rows reach and never displaces them. C leaves the changed docs out of
+// its search (excludedDocs), so they never raise its bar; it runs only for accented queries.
 import { type TrigramField, type TrigramIndex, type TrigramMatches } from '../../indexes/trigram-index.js';
 import { trigramsOf } from '../../text/trigram.js';
 import { unaccent } from '../../text/unaccent.js';
@@ -24,6 +24,8 @@ export interface NameTrigrams {
   readonly trigramUnaccented: TrigramIndex;
   /** Per row: bit (1 << field) set when trigramUnaccented holds that (row, field). */
   readonly unaccentedFields: Uint8Array;
+  /** Per doc of `trigram`: 1 when trigramUnaccented holds its (row, field), the docs C leaves out. */
+  readonly changedDocs: Uint8Array;
 }
 
 export interface NameMatchOptions {
@@ -48,12 +50,19 @@ export function unaccentedFieldsOf(index: TrigramIndex, rowCount: number): Uint8
   return fields;
 }
 
+/** changedDocs of `trigram` (see NameTrigrams), from unaccentedFieldsOf. */
+export function changedDocsOf(index: TrigramIndex, unaccentedFields: Uint8Array): Uint8Array {
+  const changed = new Uint8Array(index.docCount);
+  for (let doc = 0; doc < index.docCount; doc++) changed[doc] = (unaccentedFields[index.docRow(doc)]! >>> index.docField(doc)) & 1;
+  return changed;
+}
+
 function sameCodes(a: Int32Array, b: Int32Array): boolean {
   return a.length === b.length && a.every((code, i) => code === b[i]);
 }
 
-function run(index: TrigramIndex, q: string, threshold: number, options: NameMatchOptions): TrigramMatches {
-  const range = { rowStart: options.rowStart, rowEnd: options.rowEnd };
+function run(index: TrigramIndex, q: string, threshold: number, options: NameMatchOptions, excludedDocs?: Uint8Array): TrigramMatches {
+  const range = excludedDocs === undefined ? { rowStart: options.rowStart, rowEnd: options.rowEnd } : { rowStart: options.rowStart, rowEnd: options.rowEnd, excludedDocs };
   if (options.k === undefined) return index.search(q, threshold, range);
   return index.searchTop(q, threshold, options.k, options.tieFloor ? { ...range, tieFloor: options.tieFloor } : range);
 }
@@ -64,7 +73,7 @@ export function nameMatches(indexes: NameTrigrams, q: string, threshold: number,
   const uq = unaccent(q);
   const unaccented = run(indexes.trigramUnaccented, uq, threshold, options);
   const accentedQuery = uq !== q && !sameCodes(trigramsOf(uq), trigramsOf(q));
-  const others = accentedQuery ? indexes.trigram.search(uq, threshold, { rowStart: options.rowStart, rowEnd: options.rowEnd }) : null;
+  const others = accentedQuery ? run(indexes.trigram, uq, threshold, options, indexes.changedDocs) : null;
 
   const capacity = plain.docs.length + unaccented.docs.length + (others?.docs.length ?? 0);
   const out: NameMatches = { count: 0, rows: new Int32Array(capacity), fields: new Uint8Array(capacity), scores: new Float64Array(capacity) };
@@ -73,17 +82,14 @@ export function nameMatches(indexes: NameTrigrams, q: string, threshold: number,
     out.fields[out.count] = field;
     out.scores[out.count++] = score;
   };
-  const add = (index: TrigramIndex, matches: TrigramMatches, skipChanged: boolean): void => {
+  const add = (index: TrigramIndex, matches: TrigramMatches): void => {
     for (let i = 0; i < matches.docs.length; i++) {
       const doc = matches.docs[i]!;
-      const row = index.docRow(doc);
-      const field = index.docField(doc);
-      if (skipChanged && (indexes.unaccentedFields[row]! & (1 << field)) !== 0) continue;
-      push(row, field, matches.scores[i]!);
+      push(index.docRow(doc), index.docField(doc), matches.scores[i]!);
     }
   };
-  add(indexes.trigram, plain, false);
-  add(indexes.trigramUnaccented, unaccented, false);
-  if (others) add(indexes.trigram, others, true);
+  add(indexes.trigram, plain);
+  add(indexes.trigramUnaccented, unaccented);
+  if (others) add(indexes.trigram, others);
   return out;
 }
