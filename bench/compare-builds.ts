@@ -30,21 +30,26 @@ async function openBuild(checkout: string, snapshotDir: string): Promise<Build> 
   const { loadStore } = (await load('runtime/store/index.js')) as { loadStore(dir: string): Store };
   const { engineFor } = (await load('runtime/engine/index.js')) as { engineFor(store: Store): RequestContext['engine'] };
   const registry = (await load('runtime/routes/registry.js')) as { allOperations(): Operation[]; preparationStepsFor?: (store: Store) => (() => void)[] };
-  const { searchCache } = (await load('runtime/routes/search/shared.js')) as { searchCache(store: Store, op: string): { clear(): void } };
-  const { bodyMemo } = (await load('runtime/routes/reference/body-memo.js')) as { bodyMemo(store: Store): unknown };
-  const { clearPostcodeResponseCache } = (await load('runtime/routes/postcodes/index.js')) as { clearPostcodeResponseCache(): void };
+  // Builds before the one response cache (runtime/http/response-cache.ts) kept caches in the
+  // operations; newer ones keep none there (a handler returns a render the HTTP layer caches).
+  const optional = (path: string) => load(path).catch(() => null);
+  const search = (await optional('runtime/routes/search/shared.js')) as { searchCache(store: Store, op: string): { clear(): void } } | null;
+  const memos = (await optional('runtime/routes/reference/body-memo.js')) as { bodyMemo(store: Store): unknown } | null;
+  const postcodes = (await load('runtime/routes/postcodes/index.js')) as { clearPostcodeResponseCache?(): void };
   const store = loadStore(snapshotDir);
   const operations = new Map(registry.allOperations().map((op) => [op.name, op]));
   return {
     name: checkout,
     store,
     clear() {
-      for (const op of ['autocomplete', 'fuzzySearch', 'nearbySearch']) searchCache(store, op).clear();
-      // The memo's internals: a fresh map so default lists are serialised again.
-      const memo = bodyMemo(store) as { entries: Map<string, unknown>; heldBytes: number };
-      memo.entries.clear();
-      memo.heldBytes = 0;
-      clearPostcodeResponseCache();
+      if (search) for (const op of ['autocomplete', 'fuzzySearch', 'nearbySearch']) search.searchCache(store, op).clear();
+      if (memos) {
+        // The memo's internals: a fresh map so default lists are serialised again.
+        const memo = memos.bodyMemo(store) as { entries: Map<string, unknown>; heldBytes: number };
+        memo.entries.clear();
+        memo.heldBytes = 0;
+      }
+      postcodes.clearPostcodeResponseCache?.();
     },
     call(op, params, query) {
       const context: RequestContext = {
@@ -54,7 +59,10 @@ async function openBuild(checkout: string, snapshotDir: string): Promise<Build> 
           throw new Error('compare-builds: /v1/usage is not compared');
         },
       };
-      return operations.get(op)!.handle(context);
+      const reply = operations.get(op)!.handle(context);
+      // A render is what the server runs on a response-cache miss: part of the answer's cost.
+      if ('render' in reply) reply.render();
+      return reply;
     },
     prepare: registry.preparationStepsFor ? () => registry.preparationStepsFor!(store).forEach((step) => step()) : null,
   };
