@@ -122,16 +122,14 @@ export function responseKey(parts: ResponseKeyParts): string {
 
 interface Entry {
   prepared: PreparedBody;
-  /** Cache clock at the last use: a hit only writes this (no Map reordering per request). */
-  usedAt: number;
+  /** Used since the eviction sweep last passed it: a hit only sets this (no Map reordering per request). */
+  referenced: boolean;
   expiresAtMs: number;
   bytes: number;
 }
 
 /** Bookkeeping per entry beyond its bytes (Map slot, objects): keeps many tiny answers bounded too. */
 const ENTRY_OVERHEAD_BYTES = 200;
-/** An eviction frees down to this share of the budget, so that a full cache does not sort on every insert. */
-const EVICT_TO = 7 / 8;
 
 export interface ResponseCacheStats {
   budgetBytes: number;
@@ -150,7 +148,8 @@ export interface ResponseCacheStats {
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   private heldBytes = 0;
-  private clock = 0;
+  /** Where the eviction sweep stands (null: start from the oldest entry). */
+  private sweep: MapIterator<[string, Entry]> | null = null;
   hits = 0;
   misses = 0;
   evictions = 0;
@@ -205,7 +204,7 @@ export class ResponseCache {
       this.misses++;
       return undefined;
     }
-    entry.usedAt = ++this.clock;
+    entry.referenced = true;
     this.hits++;
     return entry.prepared;
   }
@@ -222,7 +221,7 @@ export class ResponseCache {
     }
     const old = this.entries.get(key);
     if (old !== undefined) this.drop(key, old);
-    const entry: Entry = { prepared, usedAt: ++this.clock, expiresAtMs, bytes: size };
+    const entry: Entry = { prepared, referenced: false, expiresAtMs, bytes: size };
     this.entries.set(key, entry);
     prepared.onGrow = (grown) => {
       // Still held? (An evicted body can still be compressed for the request that holds it.)
@@ -239,6 +238,7 @@ export class ResponseCache {
   /** Drops every entry (counters stay). */
   clear(): void {
     this.entries.clear();
+    this.sweep = null;
     this.heldBytes = 0;
   }
 
@@ -247,16 +247,44 @@ export class ResponseCache {
     this.heldBytes -= entry.bytes;
   }
 
-  /** Least recently used first, down to 7/8 of the budget; never `keep` (the entry being served). */
+  /**
+   * Back within the budget, never dropping `keep` (the entry being served): second-chance LRU
+   * (CLOCK). The sweep takes entries oldest first (the Map's insertion order); one used since the
+   * sweep last passed it goes to the back instead. Each insert evicts only what it must, in
+   * amortised O(1): sorting a full cache by age took milliseconds, a stall for every request queued
+   * behind it.
+   */
   private evictBeyondBudget(keep: Entry): void {
-    if (this.heldBytes <= this.budgetBytes) return;
-    const byAge = [...this.entries].sort((a, b) => a[1].usedAt - b[1].usedAt);
-    const target = this.budgetBytes * EVICT_TO;
-    for (const [key, entry] of byAge) {
-      if (this.heldBytes <= target) break;
+    // At most two passes over the entries: the second finds every entry's second chance spent.
+    for (let steps = 2 * this.entries.size + 2; this.heldBytes > this.budgetBytes && steps > 0; steps--) {
+      const next = this.nextInSweep();
+      if (next === undefined) return;
+      const [key, entry] = next;
       if (entry === keep) continue;
+      if (entry.referenced) {
+        // A second chance: re-inserted at the back (iteration reaches it again after the others).
+        entry.referenced = false;
+        this.entries.delete(key);
+        this.entries.set(key, entry);
+        continue;
+      }
       this.drop(key, entry);
       this.evictions++;
     }
+  }
+
+  /**
+   * The sweep's next entry, wrapping around at the end. The sweep is one Map iterator kept across
+   * calls: a new iterator per eviction would step over every entry deleted since the Map last
+   * compacted, at the front of its storage, each time.
+   */
+  private nextInSweep(): [string, Entry] | undefined {
+    for (let pass = 0; pass < 2; pass++) {
+      this.sweep ??= this.entries.entries();
+      const next = this.sweep.next();
+      if (next.done !== true) return next.value;
+      this.sweep = null;
+    }
+    return undefined;
   }
 }

@@ -97,6 +97,21 @@ describe('the response cache', () => {
     assert.ok(cache.hitRatio > 0.98 && cache.hitRatio < 1);
   });
 
+  it('gives an entry used since the last eviction a second chance, and evicts only what each insert needs', () => {
+    const entryBytes = (key: string) => {
+      const probe = new ResponseCache(1_000_000, 'v1');
+      probe.insert(key, 'x'.repeat(1000));
+      return probe.bytes;
+    };
+    const cache = new ResponseCache(3 * entryBytes('a'), 'v1');
+    for (const key of ['a', 'b', 'c']) cache.insert(key, 'x'.repeat(1000));
+    assert.equal(cache.size, 3);
+    assert.ok(cache.get('a', 0));
+    cache.insert('d', 'x'.repeat(1000));
+    assert.deepEqual(['a', 'b', 'c', 'd'].map((key) => cache.get(key, 0) !== undefined), [true, false, true, true], 'b, the oldest unused, went; a was used');
+    assert.equal(cache.evictions, 1, 'one insert over the budget by one entry evicts one entry');
+  });
+
   it('counts compressed variants in the budget', () => {
     const cache = new ResponseCache(1_000_000, 'v1');
     const prepared = cache.insert('big', BIG);
