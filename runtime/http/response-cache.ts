@@ -4,7 +4,7 @@
 // and brotli variants, each compressed once on first demand (with an ETag of its own, see
 // variantEtag). The ResponseCache maps a response key (responseKey: operation, path parameters,
 // canonical query, the caller's field tiers, the silently honoured features) to prepared bodies,
-// bounded by one budget in bytes (bodies, variants and keys), least recently used out first, with
+// bounded by one budget in bytes (bodies, variants and keys), least recently used out first (second chance, no sorting), with
 // an optional age limit per entry. It belongs to the store it was filled from: a new snapshot gets
 // a new cache (runtime/http/app.ts, StoreState). Counters (hits, misses, …) are public for metrics.
 import { createHash } from 'node:crypto';
