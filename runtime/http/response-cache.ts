@@ -122,7 +122,10 @@ const PAIR = '\u0001';
 export function responseKey(parts: ResponseKeyParts): string {
   let key = parts.operation + SEP + parts.params.join(SEP) + SEP;
   const { query } = parts;
-  if (query.size > 0) {
+  if (query.size === 1) {
+    // One parameter (most search requests): nothing to sort.
+    for (const [name, value] of query) key += name + PAIR + value + PAIR;
+  } else if (query.size > 1) {
     const names = [...query.keys()].sort();
     for (const name of names) key += name + PAIR + query.get(name)! + PAIR;
   }
