@@ -1,36 +1,64 @@
-// HTTP load benchmark: geoapi (`geoapi serve`, uWS) against a plain Node `http` server that holds
-// the same answers as objects in memory and serialises them per request (bench/http-baseline.ts).
-// Both run in their own process; the load generator (wrk when installed — Debian package `wrk` —
-// else autocannon from npm) runs in a third process, one run
-// at a time, the two servers interleaved round by round so that machine noise hits both alike.
-// Reported per route: requests/s, latency p50/p99, the server process's CPU per request (from
-// /proc: far steadier than requests/s when other processes share the machine), and the
-// geoapi/baseline ratios against the targets (lists ≥ 5×, small answers ≥ 2×; the CPU ratio is
-// the capacity ratio with a core each). Then, per small-answer route, geoapi alone at a fixed
-// rate of half its measured peak, with an open-loop generator (bench/open-loop.ts: latency from
-// each request's due time, no coordinated omission): target p99 < 5 ms.
+// HTTP load benchmark, three comparisons measured in the same run, servers interleaved round by
+// round (each in its own process, the load generator in another: wrk when installed — Debian
+// package `wrk` — else autocannon from npm, one run at a time) so that machine noise hits them alike:
+// - geoapi (`geoapi serve`, uWS) against a plain Node `http` server holding the same answers as
+//   objects in memory and serialising them per request (bench/http-baseline.ts): lists ≥ 5×,
+//   small answers ≥ 2×;
+// - geoapi against a bare uWS handler (bench/http-bare.ts: uWS loaded as runtime/http/uws.ts
+//   loads it, one thread, a fixed body of the same byte size as geoapi's answer, status line and
+//   Content-Type only): what geoapi's request path costs around the write. Repeated (cached)
+//   search answers: target ≥ 0.7× the bare handler;
+// - with GEOAPI_BENCH_BASELINE_CHECKOUT, geoapi against a second geoapi started from another
+//   compiled checkout ("before", e.g. the code before a change) on the same snapshot and settings.
+// Routes: the fixed targets below (geoapi's response cache on), then — phase 2, wrk only —
+// distinct search requests: a wrk script rotating over GEOAPI_BENCH_DISTINCT distinct autocomplete
+// and fuzzy targets each (test/support/search-queries.ts over the snapshot's city names), with
+// geoapi's response cache off (GEOAPI_RESPONSE_CACHE_MB=0), so the engine and the path around it
+// are measured; before ÷ after target ≥ 2× (issue 16). Every distinct target's body is checked
+// byte for byte against "before" when it runs.
+// Reported per route: requests/s, the ratios, latency p50/p99, the server process's CPU per
+// request (from /proc: far steadier than requests/s when other processes share the machine; the
+// CPU ratio is the capacity ratio with a core each). Then, per small non-search route, geoapi
+// alone at a fixed rate of half its measured peak, with an open-loop generator (bench/open-loop.ts:
+// latency from each request's due time, no coordinated omission): target p99 < 5 ms.
 //
 // Run: `npm run bench -- http`, or `node dist/bench/http.bench.js`. Settings (environment):
 //   GEOAPI_BENCH_SECONDS (5) per run, GEOAPI_BENCH_ROUNDS (3), GEOAPI_BENCH_CONNECTIONS (32),
-//   GEOAPI_BENCH_THREADS (1: geoapi worker threads; the baseline is one thread),
-//   GEOAPI_BENCH_SNAPSHOT (default: the default snapshot, built if needed),
+//   GEOAPI_BENCH_THREADS (1: geoapi worker threads; the baseline and the bare server are one thread),
+//   GEOAPI_BENCH_SNAPSHOT (default: the default snapshot, built if needed; the full one for search),
 //   GEOAPI_BENCH_LOADGEN (wrk | autocannon; default wrk when on PATH),
-//   GEOAPI_BENCH_ROUTES (comma-separated paths; default the four below),
+//   GEOAPI_BENCH_ROUTES (comma-separated targets; default the six below),
+//   GEOAPI_BENCH_DISTINCT (2000: distinct targets per search operation; 0 skips phase 2),
+//   GEOAPI_BENCH_BASELINE_CHECKOUT (none: a compiled checkout, e.g. /work/wt-before, run as "before"),
 //   GEOAPI_BENCH_RATE_SHARE (0.5: fixed rate as a share of the peak; 0 skips the fixed-rate runs),
 //   GEOAPI_BENCH_FIXED_LISTS (1: fixed-rate runs for the list routes too; default only small answers).
 // On a 2-core machine the generator and the server share the CPU: compare ratios, not absolutes,
 // and read the load average printed before and after (other processes distort both).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BareSizes } from './http-bare.js';
 import { openLoop, type OpenLoopResult } from './open-loop.js';
-import { benchSnapshotDir, runWrk, writeBenchKey } from './wrk.js';
+import { benchSnapshotDir, runWrk, writeBenchKey, type WrkAuth } from './wrk.js';
 
-const DEFAULT_ROUTES = ['/v1/countries', '/v1/countries/US/states/CA/cities', '/v1/countries/IN', '/v1/phone/parse?number=%2B14155552671'];
+const DEFAULT_ROUTES = [
+  '/v1/countries',
+  '/v1/countries/US/states/CA/cities',
+  '/v1/countries/IN',
+  '/v1/phone/parse?number=%2B14155552671',
+  '/v1/search/autocomplete?q=San',
+  '/v1/search/fuzzy?q=Sna%20Fransisco',
+];
+const SEARCH_PATHS = ['/v1/search/autocomplete', '/v1/search/fuzzy'];
+const isSearchRoute = (route: string): boolean => SEARCH_PATHS.some((path) => route.startsWith(path));
+/** Repeated (cached) search answers ÷ the bare handler: target (issue 16). */
+const BARE_TARGET = 0.7;
+/** Distinct search requests, after ÷ before (GEOAPI_BENCH_BASELINE_CHECKOUT): target (issue 16). */
+const DISTINCT_TARGET = 2;
 /** Target geoapi ÷ baseline ratio: large lists are served from prepared bytes, small answers are computed. */
 const LIST_ROUTES = new Set(['/v1/countries', '/v1/countries/US/states/CA/cities']);
 const targetRatio = (route: string): number => (LIST_ROUTES.has(route) ? 5 : 2);
@@ -38,6 +66,7 @@ const targetRatio = (route: string): number => (LIST_ROUTES.has(route) ? 5 : 2);
 const P99_TARGET_MS = 5;
 const CLI = fileURLToPath(new URL('../runtime/cli/main.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./http-baseline.js', import.meta.url));
+const BARE = fileURLToPath(new URL('./http-bare.js', import.meta.url));
 
 export interface RunResult {
   requestsPerSecond: number;
@@ -128,10 +157,12 @@ function cpuTicks(pid: number | undefined): number {
  * One run against `server`; also measures the server's CPU per request, which depends far less
  * than requests/s on what else the machine runs (and on the load generator's share of the CPU).
  */
-export function load(server: Server, path: string, key: string, seconds: number, connections: number, generator: 'wrk' | 'autocannon'): RunResult {
+export function load(server: Server, path: string, auth: string | WrkAuth, seconds: number, connections: number, generator: 'wrk' | 'autocannon'): RunResult {
   const url = `${server.url}${path}`;
+  const wrkAuth: WrkAuth = typeof auth === 'string' ? { key: auth } : auth;
+  if (generator === 'autocannon' && !('key' in wrkAuth)) throw new Error('a wrk script (rotating request targets) needs wrk');
   const before = cpuTicks(server.child.pid);
-  const result = generator === 'wrk' ? { ...runWrk(url, { key }, seconds, connections), cpuMicrosPerRequest: NaN } : loadWithAutocannon(url, key, seconds, connections);
+  const result = generator === 'wrk' ? { ...runWrk(url, wrkAuth, seconds, connections), cpuMicrosPerRequest: NaN } : loadWithAutocannon(url, (wrkAuth as { key: string }).key, seconds, connections);
   result.cpuMicrosPerRequest = ((cpuTicks(server.child.pid) - before) * 1e6) / CLOCK_TICKS / result.requests;
   return result;
 }
@@ -169,42 +200,141 @@ export function printTable(header: string[], rows: string[][]): void {
   for (const row of rows) console.log(pad(row, widths));
 }
 
+/** A geoapi `serve` from a compiled checkout (its dist/), one listener on an ephemeral port. */
+function startGeoapi(name: string, cli: string, snapshotDir: string, keysFile: string, threads: number, responseCacheMb: number | null): Promise<Server> {
+  const args = [cli, 'serve', '--snapshot', snapshotDir, '--keys', keysFile, '--port', '0', '--threads', String(threads), '--host', '127.0.0.1'];
+  // The variable, not the flag: a checkout from before --response-cache-mb still reads it (or ignores it).
+  const env: NodeJS.ProcessEnv = { ...process.env, GEOAPI_QUOTA: 'off' };
+  if (responseCacheMb !== null) env['GEOAPI_RESPONSE_CACHE_MB'] = String(responseCacheMb);
+  else delete env['GEOAPI_RESPONSE_CACHE_MB'];
+  return startChild(name, args, /geoapi listening on http:\/\/[^:]+:(\d+)/, env);
+}
+
+/** One request on a keep-alive agent: status and body bytes. */
+function fetchBytes(url: string, key: string, agent: http.Agent): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers: { 'X-GEOAPI-KEY': key }, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+}
+
+/** Distinct autocomplete and fuzzy request targets over the snapshot's city names (test/support/search-queries.ts). */
+async function distinctSearchTargets(snapshotDir: string, perOperation: number): Promise<{ autocomplete: string[]; fuzzy: string[] }> {
+  const { loadStore } = await import('../runtime/store/index.js');
+  const { searchQuerySets } = await import('../test/support/search-queries.js');
+  const cities = loadStore(snapshotDir).cities;
+  const sets = searchQuerySets({ count: cities.count, name: (row) => cities.nameAt(row) }, perOperation);
+  const targets = (path: string, queries: { q?: string }[]): string[] => [...new Set(queries.map((query) => `${path}?q=${encodeURIComponent(query.q!)}`))];
+  return { autocomplete: targets('/v1/search/autocomplete', sets.autocomplete), fuzzy: targets('/v1/search/fuzzy', sets.fuzzySearch) };
+}
+
+/** A wrk script sending `targets` in turn (each connection's requests walk the list), with the key. */
+export function rotatingScript(targets: readonly string[], key: string): string {
+  const quoted = (text: string): string => `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  return [
+    `local targets = {\n${targets.map((target) => `  ${quoted(target)},`).join('\n')}\n}`,
+    'local i = 0',
+    `wrk.headers["x-geoapi-key"] = ${quoted(key)}`,
+    'request = function()',
+    '  i = i % #targets + 1',
+    '  return wrk.format("GET", targets[i])',
+    'end',
+    '',
+  ].join('\n');
+}
+
+/** What one measured row sends: a fixed target with the key, or a wrk script rotating over many. */
+interface BenchRoute {
+  label: string;
+  /** The URL path wrk is given (a script replaces it per request). */
+  path: string;
+  auth: string | WrkAuth;
+  /** geoapi's body size (bytes; the mean over a rotation). */
+  bodyBytes: number;
+}
+
+type Results = Map<string, Map<string, RunResult[]>>;
+
+/** Interleaved rounds: every server per route per round, the order rotating round by round. */
+function measure(servers: readonly Server[], routes: readonly BenchRoute[], rounds: number, seconds: number, connections: number, generator: 'wrk' | 'autocannon'): Results {
+  const results: Results = new Map();
+  for (const route of routes) {
+    const perServer = new Map<string, RunResult[]>(servers.map((server) => [server.name, []]));
+    results.set(route.label, perServer);
+    // Warm-up (JIT, caches), not measured.
+    for (const server of servers) load(server, route.path, route.auth, 1, connections, generator);
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < servers.length; k++) {
+        const server = servers[(k + round) % servers.length]!;
+        const result = load(server, route.path, route.auth, seconds, connections, generator);
+        if (result.bad > 0) console.log(`  warning: ${server.name} ${route.label}: ${result.bad} non-2xx/errors/timeouts`);
+        perServer.get(server.name)!.push(result);
+      }
+    }
+  }
+  return results;
+}
+
+const rpsOf = (runs: readonly RunResult[]): number => median(runs.map((r) => r.requestsPerSecond));
+const cpuOf = (runs: readonly RunResult[]): number => median(runs.map((r) => r.cpuMicrosPerRequest));
+
+/** Rows comparing server `a` with server `b` per route: req/s, ratio, CPU µs per request, CPU ratio. */
+function comparisonRows(results: Results, routes: readonly BenchRoute[], a: string, b: string, target: (route: BenchRoute, ratio: number) => string): string[][] {
+  return routes.filter((route) => results.get(route.label)?.has(a) && results.get(route.label)?.has(b)).map((route) => {
+    const runs = results.get(route.label)!;
+    const ra = rpsOf(runs.get(a)!);
+    const rb = rpsOf(runs.get(b)!);
+    const ca = cpuOf(runs.get(a)!);
+    const cb = cpuOf(runs.get(b)!);
+    const ratio = ra / rb;
+    return [route.label, String(Math.round(route.bodyBytes)), ra.toFixed(0), rb.toFixed(0), `${ratio.toFixed(2)}×`, target(route, ratio), `${ca.toFixed(1)}/${cb.toFixed(1)}`, `${(cb / ca).toFixed(2)}×`];
+  });
+}
+
 export async function runHttpBench(): Promise<void> {
   const seconds = setting('GEOAPI_BENCH_SECONDS', 5);
   const rounds = setting('GEOAPI_BENCH_ROUNDS', 3);
   const connections = setting('GEOAPI_BENCH_CONNECTIONS', 32);
   const threads = setting('GEOAPI_BENCH_THREADS', 1);
   const rateShare = setting('GEOAPI_BENCH_RATE_SHARE', 0.5, true);
+  const distinctCount = setting('GEOAPI_BENCH_DISTINCT', 2000, true);
+  const beforeCheckout = process.env['GEOAPI_BENCH_BASELINE_CHECKOUT'] || null;
+  const beforeCli = beforeCheckout === null ? null : join(beforeCheckout, 'dist/runtime/cli/main.js');
+  if (beforeCli !== null && !existsSync(beforeCli)) throw new Error(`GEOAPI_BENCH_BASELINE_CHECKOUT: ${beforeCli} does not exist (compile that checkout first)`);
   const wantedRoutes = process.env['GEOAPI_BENCH_ROUTES'] ? process.env['GEOAPI_BENCH_ROUTES'].split(',').map((r) => r.trim()).filter((r) => r !== '') : DEFAULT_ROUTES;
   const snapshotDir = await benchSnapshotDir();
+  const generator = loadGenerator();
 
   const dir = mkdtempSync(join(tmpdir(), 'geoapi-http-bench-'));
-  const servers: Server[] = [];
+  let servers: Server[] = [];
   try {
     const { key, keysFile } = writeBenchKey(dir);
 
-    const geoapi = await startChild(
-      'geoapi',
-      [CLI, 'serve', '--snapshot', snapshotDir, '--keys', keysFile, '--port', '0', '--threads', String(threads), '--host', '127.0.0.1'],
-      /geoapi listening on http:\/\/[^:]+:(\d+)/,
-      { ...process.env, GEOAPI_QUOTA: 'off' },
-    );
+    // ---- Phase 1: fixed targets, geoapi's response cache on (repeated answers come from it). ----
+    const geoapi = await startGeoapi('geoapi', CLI, snapshotDir, keysFile, threads, null);
     servers.push(geoapi);
+    const before = beforeCli === null ? null : await startGeoapi('before', beforeCli, snapshotDir, keysFile, threads, null);
+    if (before !== null) servers.push(before);
 
-    // The baseline serves exactly geoapi's answers (as objects, serialised per request).
+    // The baseline serves exactly geoapi's answers (as objects, serialised per request); the bare server bodies of their sizes.
     const answers: Record<string, unknown> = {};
-    const routes: string[] = [];
-    let dataVersion = '';
+    const routes: BenchRoute[] = [];
+    const sizes: BareSizes = { byTarget: {}, byPath: {} };
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     for (const route of wantedRoutes) {
-      const res = await get(`${geoapi.url}${route}`, key);
+      const res = await fetchBytes(`${geoapi.url}${route}`, key, agent);
       if (res.status !== 200) {
-        console.log(`${route}: skipped (geoapi answers ${res.status}: ${res.body.slice(0, 120)})`);
+        console.log(`${route}: skipped (geoapi answers ${res.status}: ${res.body.toString().slice(0, 120)})`);
         continue;
       }
-      answers[route] = JSON.parse(res.body);
-      routes.push(route);
+      answers[route] = JSON.parse(res.body.toString());
+      sizes.byTarget[route] = res.body.byteLength;
+      routes.push({ label: route, path: route, auth: key, bodyBytes: res.body.byteLength });
     }
-    dataVersion = await new Promise<string>((resolve, reject) => {
+    const dataVersion = await new Promise<string>((resolve, reject) => {
       http.get(`${geoapi.url}/v1/countries`, { headers: { 'X-GEOAPI-KEY': key }, agent: false }, (res) => {
         res.resume();
         resolve(String(res.headers['x-geoapi-data-version']));
@@ -215,67 +345,105 @@ export async function runHttpBench(): Promise<void> {
     const baseline = await startChild('baseline', [BASELINE, answersFile, key, dataVersion], /listening (\d+)/);
     servers.push(baseline);
     for (const route of routes) {
-      const res = await get(`${baseline.url}${route}`, key);
-      if (res.status !== 200 || JSON.stringify(JSON.parse(res.body)) !== JSON.stringify(answers[route])) throw new Error(`baseline answers ${route} differently from geoapi`);
+      const res = await get(`${baseline.url}${route.path}`, key);
+      if (res.status !== 200 || JSON.stringify(JSON.parse(res.body)) !== JSON.stringify(answers[route.path])) throw new Error(`baseline answers ${route.path} differently from geoapi`);
     }
+    const sizesFile = join(dir, 'sizes.json');
+    writeFileSync(sizesFile, JSON.stringify(sizes));
+    const bare = await startChild('bare', [BARE, sizesFile], /listening (\d+)/);
+    servers.push(bare);
 
-    const generator = loadGenerator();
-    console.log(`HTTP load: ${rounds} interleaved rounds × ${seconds} s per run, ${connections} connections, ${generator} in its own process; geoapi ${threads} worker thread(s), baseline node:http 1 thread; no Accept-Encoding.`);
+    console.log(`HTTP load: ${rounds} interleaved rounds × ${seconds} s per run, ${connections} connections, ${generator} in its own process; geoapi ${threads} worker thread(s)` +
+      `${before !== null ? ` and the same from ${beforeCheckout} ("before")` : ''}, baseline node:http 1 thread, bare uWS 1 thread; no Accept-Encoding.`);
     console.log(`load average before: ${loadAverage()}`);
-    const results = new Map<string, { geoapi: RunResult[]; baseline: RunResult[] }>();
-    for (const route of routes) {
-      const perServer = { geoapi: [] as RunResult[], baseline: [] as RunResult[] };
-      results.set(route, perServer);
-      // Warm-up (JIT, caches), not measured.
-      for (const server of [geoapi, baseline]) load(server, route, key, 1, connections, generator);
-      for (let round = 0; round < rounds; round++) {
-        const order = round % 2 === 0 ? [geoapi, baseline] : [baseline, geoapi];
-        for (const server of order) {
-          const result = load(server, route, key, seconds, connections, generator);
-          if (result.bad > 0) console.log(`  warning: ${server.name} ${route}: ${result.bad} non-2xx/errors/timeouts`);
-          perServer[server.name as 'geoapi' | 'baseline'].push(result);
-        }
-      }
-    }
+    const results = measure(servers, routes, rounds, seconds, connections, generator);
+    console.log(`load average after phase 1: ${loadAverage()}`);
+    await Promise.all(servers.map(stopChild));
+    servers = [];
 
-    const header = ['route', 'geoapi req/s', 'baseline req/s', 'ratio', 'target', 'p50 ms g/b', 'p99 ms g/b', 'CPU µs/req g/b', 'CPU ratio'];
-    const peaks = new Map<string, number>();
-    const rows = routes.map((route) => {
-      const { geoapi: g, baseline: b } = results.get(route)!;
-      const gRps = median(g.map((r) => r.requestsPerSecond));
-      const bRps = median(b.map((r) => r.requestsPerSecond));
-      const gCpu = median(g.map((r) => r.cpuMicrosPerRequest));
-      const bCpu = median(b.map((r) => r.cpuMicrosPerRequest));
-      peaks.set(route, gRps);
-      const ratio = gRps / bRps;
-      return [
-        route,
-        gRps.toFixed(0),
-        bRps.toFixed(0),
-        `${ratio.toFixed(2)}×`,
-        `≥ ${targetRatio(route)}× ${ratio >= targetRatio(route) ? 'met' : 'MISSED'}`,
-        `${median(g.map((r) => r.p50)).toFixed(1)}/${median(b.map((r) => r.p50)).toFixed(1)}`,
-        `${median(g.map((r) => r.p99)).toFixed(1)}/${median(b.map((r) => r.p99)).toFixed(1)}`,
-        `${gCpu.toFixed(2)}/${bCpu.toFixed(2)}`,
-        `${(bCpu / gCpu).toFixed(2)}×`,
-      ];
-    });
-    printTable(header, rows);
-    console.log('ratio = geoapi req/s ÷ baseline req/s (medians over rounds); > 1 means geoapi is faster.');
-    console.log('CPU ratio = baseline CPU per request ÷ geoapi CPU per request (server processes only, from /proc): the capacity ratio with a core each, less sensitive to the machine\'s load.');
-    console.log(`load average after the peak runs: ${loadAverage()}`);
+    // ---- Phase 2: distinct search requests, response caches off: the engine and the path around it. ----
+    const distinctRoutes: BenchRoute[] = [];
+    let distinctResults: Results = new Map();
+    if (distinctCount > 0 && generator !== 'wrk') console.log('\nDistinct search requests: skipped (they need wrk for its scripts).');
+    if (distinctCount > 0 && generator === 'wrk') {
+      const targets = await distinctSearchTargets(snapshotDir, distinctCount);
+      const uncached = await startGeoapi('geoapi', CLI, snapshotDir, keysFile, threads, 0);
+      servers.push(uncached);
+      const beforeUncached = beforeCli === null ? null : await startGeoapi('before', beforeCli, snapshotDir, keysFile, threads, 0);
+      if (beforeUncached !== null) servers.push(beforeUncached);
+      const distinctSizes: BareSizes = { byTarget: {}, byPath: {} };
+      let differ = 0;
+      for (const [name, list] of Object.entries(targets)) {
+        const kept: string[] = [];
+        let bytes = 0;
+        const beforeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        for (const target of list) {
+          const res = await fetchBytes(`${uncached.url}${target}`, key, agent);
+          if (res.status !== 200) continue;
+          if (beforeUncached !== null) {
+            const old = await fetchBytes(`${beforeUncached.url}${target}`, key, beforeAgent);
+            if (old.status !== 200 || !old.body.equals(res.body)) differ++;
+          }
+          kept.push(target);
+          bytes += res.body.byteLength;
+          distinctSizes.byTarget[target] = res.body.byteLength;
+        }
+        beforeAgent.destroy();
+        const path = list[0]!.slice(0, list[0]!.indexOf('?'));
+        const script = join(dir, `${name}.lua`);
+        writeFileSync(script, rotatingScript(kept, key));
+        distinctRoutes.push({ label: `${path} distinct ×${kept.length}`, path, auth: { script }, bodyBytes: bytes / kept.length });
+        if (kept.length < list.length) console.log(`  ${path}: ${list.length - kept.length} of ${list.length} targets answered other than 200, left out`);
+      }
+      if (beforeUncached !== null) console.log(differ === 0 ? 'Distinct targets: geoapi and "before" answer every one with the same bytes.' : `  warning: ${differ} distinct targets answered differently by geoapi and "before"`);
+      const distinctSizesFile = join(dir, 'distinct-sizes.json');
+      writeFileSync(distinctSizesFile, JSON.stringify(distinctSizes));
+      servers.push(await startChild('bare', [BARE, distinctSizesFile], /listening (\d+)/));
+      console.log(`\nDistinct search requests: geoapi${beforeUncached !== null ? ' and "before"' : ''} with --response-cache-mb 0, a wrk script rotating over the targets below.`);
+      distinctResults = measure(servers, distinctRoutes, rounds, seconds, connections, generator);
+      console.log(`load average after phase 2: ${loadAverage()}`);
+      await Promise.all(servers.map(stopChild));
+      servers = [];
+    }
+    agent.destroy();
+
+    // ---- Tables. ----
+    console.log('\ngeoapi against the node:http baseline (same answers, serialised per request):');
+    const baselineRoutes = routes.filter((route) => !isSearchRoute(route.path));
+    printTable(['route', 'bytes', 'geoapi req/s', 'baseline req/s', 'ratio', 'target', 'CPU µs/req g/b', 'CPU ratio'],
+      comparisonRows(results, baselineRoutes, 'geoapi', 'baseline', (route, ratio) => `≥ ${targetRatio(route.path)}× ${ratio >= targetRatio(route.path) ? 'met' : 'MISSED'}`));
+    const latencyRow = (route: BenchRoute, of: Results): string[] => {
+      const runs = [...of.get(route.label)!];
+      const cell = (pick: (r: RunResult) => number): string => runs.map(([, r]) => median(r.map(pick)).toFixed(1)).join('/');
+      return [route.label, runs.map(([name]) => name).join('/'), cell((r) => r.p50), cell((r) => r.p99)];
+    };
+    console.log('\ngeoapi against a bare uWS handler writing a body of the same size (the limit of any handler here):');
+    const bareTarget = (route: BenchRoute, ratio: number): string => (isSearchRoute(route.path) && !route.label.includes('distinct') ? `≥ ${BARE_TARGET}× ${ratio >= BARE_TARGET ? 'met' : 'MISSED'}` : '');
+    printTable(['route', 'bytes', 'geoapi req/s', 'bare req/s', 'geoapi ÷ bare', 'target', 'CPU µs/req g/bare', 'CPU ratio'],
+      [...comparisonRows(results, routes, 'geoapi', 'bare', bareTarget), ...comparisonRows(distinctResults, distinctRoutes, 'geoapi', 'bare', bareTarget)]);
+    if (beforeCli !== null) {
+      console.log(`\ngeoapi against "before" (${beforeCheckout}), same snapshot, same settings:`);
+      const beforeTarget = (route: BenchRoute, ratio: number): string => (route.label.includes('distinct') ? `≥ ${DISTINCT_TARGET}× ${ratio >= DISTINCT_TARGET ? 'met' : 'MISSED'}` : '');
+      printTable(['route', 'bytes', 'after req/s', 'before req/s', 'after ÷ before', 'target', 'CPU µs/req a/b', 'CPU ratio'],
+        [...comparisonRows(results, routes, 'geoapi', 'before', beforeTarget), ...comparisonRows(distinctResults, distinctRoutes, 'geoapi', 'before', beforeTarget)]);
+    }
+    console.log('\nLatency (ms, medians over rounds), per server in the order named:');
+    printTable(['route', 'servers', 'p50', 'p99'], [...routes.map((route) => latencyRow(route, results)), ...distinctRoutes.map((route) => latencyRow(route, distinctResults))]);
+    console.log('ratio = requests/s ÷ requests/s (medians over interleaved rounds); CPU ratio = the other server\'s CPU per request ÷ geoapi\'s (server processes only, from /proc): the capacity ratio with a core each, less sensitive to the machine\'s load.');
 
     if (rateShare > 0) {
       const fixedRuns = Math.min(rounds, 3);
+      const peakGeoapi = await startGeoapi('geoapi', CLI, snapshotDir, keysFile, threads, null);
+      servers.push(peakGeoapi);
       console.log(`\nFixed rate: geoapi alone at ${rateShare} × its peak above, open loop (bench/open-loop.ts) in its own process, ${fixedRuns} run(s) × ${seconds} s per route, ${connections} pipelined connections; the run with the median p99 is shown.`);
       // The p99 target belongs to the small answers; list bodies (200–300 KB) at thousands per second
       // would measure the generator's reading in Node rather than the server (GEOAPI_BENCH_FIXED_LISTS=1 adds them).
-      const fixedRoutes = process.env['GEOAPI_BENCH_FIXED_LISTS'] === '1' ? routes : routes.filter((route) => !LIST_ROUTES.has(route));
+      const fixedRoutes = (process.env['GEOAPI_BENCH_FIXED_LISTS'] === '1' ? baselineRoutes : baselineRoutes.filter((route) => !LIST_ROUTES.has(route.path))).map((route) => route.path);
       const fixedRows = fixedRoutes.map((route) => {
-        const rate = Math.max(1, Math.round(peaks.get(route)! * rateShare));
+        const rate = Math.max(1, Math.round(rpsOf(results.get(route)!.get('geoapi')!) * rateShare));
         const runs: OpenLoopResult[] = [];
         for (let run = 0; run < fixedRuns; run++) {
-          const result = openLoop(`${geoapi.url}${route}`, [`x-geoapi-key: ${key}`], rate, seconds, connections);
+          const result = openLoop(`${peakGeoapi.url}${route}`, [`x-geoapi-key: ${key}`], rate, seconds, connections);
           const bad = result.non200 + result.missing + result.socketErrors;
           if (bad > 0) console.log(`  warning: ${route}: ${result.non200} non-200, ${result.missing} unanswered, ${result.socketErrors} socket errors`);
           runs.push(result);

@@ -216,14 +216,14 @@ export function buildApp(options: AppOptions): BuiltApp {
     app.options(route.op.path, (res, req) => servePreflight(scope, route, res, req));
     app.any(route.op.path, (res, req) => {
       res.onAborted(ignoreAbort);
-      write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), scope.nextRequestId());
+      write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), scope.nextRequestId(), true);
     });
   }
   // Documentation (runtime/http/docs.ts): no key, not counted.
   for (const route of docRoutes(operations, () => state.policy, consoleSettings)) {
     app.get(route.path, (res, req) => {
       res.onAborted(ignoreAbort);
-      write(scope, scope.serving.settings, res, req, route.answer(), scope.nextRequestId());
+      write(scope, scope.serving.settings, res, req, route.answer(), scope.nextRequestId(), true);
     });
   }
   const unmatched = observer.indexOf(NO_OPERATION);
@@ -232,7 +232,7 @@ export function buildApp(options: AppOptions): BuiltApp {
     const startedAt = performance.now();
     const requestId = scope.nextRequestId();
     const method = req.getMethod();
-    write(scope, scope.serving.settings, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE), headOnly: method === 'head' }, requestId);
+    write(scope, scope.serving.settings, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE), headOnly: method === 'head' }, requestId, true);
     scope.observer.answered(unmatched, NO_OPERATION, method, 404, startedAt, requestId, () => redactedTarget(req.getUrl(), req.getQuery()), undefined);
   });
   const swapStore = (next: Store): Store => {
@@ -275,23 +275,32 @@ function serveRequest(scope: Scope, route: Route, res: UwsHttpResponse, req: Uws
     refuseBody(res, requestId);
     return;
   }
-  res.onAborted(ignoreAbort);
   // Read once: the whole request is answered from this snapshot, even if a swap happens meanwhile.
   const serving = scope.serving;
-  let out: Outgoing | Deferred;
+  let answered = false;
   try {
-    out = authorize(scope, serving, route, req, requestId);
-  } catch (error) {
-    out = failure(scope, route, req, requestId, error, null);
+    let out: Outgoing | Deferred;
+    try {
+      out = authorize(scope, serving, route, req, requestId);
+    } catch (error) {
+      out = failure(scope, route, req, requestId, error, null);
+    }
+    if ('pending' in out) {
+      writeLater(scope, serving, res, route, out, requestId, head, startedAt);
+      answered = true; // writeLater registers its own onAborted
+      return;
+    }
+    out.corsOrigin = corsOriginFor(scope, req);
+    out.headOnly = head;
+    write(scope, serving.settings, res, req, out, requestId, true);
+    answered = true;
+    observe(scope, route, req, out, requestId, startedAt);
+  } finally {
+    // uWS aborts the process when a handler returns unanswered without an abort handler: a bug
+    // that skips the answer costs one connection, not the server. (Registered only then: each
+    // registration is a crossing into uWS and a handle.)
+    if (!answered) res.onAborted(ignoreAbort);
   }
-  if ('pending' in out) {
-    writeLater(scope, serving, res, route, out, requestId, head, startedAt);
-    return;
-  }
-  out.corsOrigin = corsOriginFor(scope, req);
-  out.headOnly = head;
-  write(scope, serving.settings, res, req, out, requestId);
-  observe(scope, route, req, out, requestId, startedAt);
 }
 
 /**
@@ -500,18 +509,22 @@ function writeLater(scope: Scope, serving: Serving, res: UwsHttpResponse, route:
       if (aborted) return;
       out.corsOrigin = corsOriginFor(scope, deferred.req);
       out.headOnly = head;
-      write(scope, serving.settings, res, deferred.req, out, requestId);
+      write(scope, serving.settings, res, deferred.req, out, requestId, false);
       observe(scope, route, deferred.req, out, requestId, startedAt);
     });
 }
 
-/** Step 7: one corked write. A response left unanswered would make uWS terminate the process: when writing fails, answer plainly, or drop the connection. */
-function write(scope: Scope, settings: ResponseSettings, res: UwsHttpResponse, req: UwsHttpRequest, out: Outgoing, requestId: string): void {
+/**
+ * Step 7: one corked write (`inHandler`: inside the uWS handler, which uWS has corked already). A
+ * response left unanswered would make uWS terminate the process: when writing fails, answer
+ * plainly, or drop the connection.
+ */
+function write(scope: Scope, settings: ResponseSettings, res: UwsHttpResponse, req: UwsHttpRequest, out: Outgoing, requestId: string, inHandler: boolean): void {
   try {
     // Small bodies go out as they are: no need to read Accept-Encoding. Only bodies with an ETag can be a 304.
     const acceptEncoding = negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '';
     const ifNoneMatch = out.prepared?.etag != null ? req.getHeader('if-none-match') : '';
-    writeResponse(res, out, requestId, acceptEncoding, settings, scope.state.draining, ifNoneMatch);
+    writeResponse(res, out, requestId, acceptEncoding, settings, scope.state.draining, ifNoneMatch, inHandler);
   } catch (error) {
     scope.log(`request ${requestId}: writing the response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     try {
@@ -543,7 +556,7 @@ function servePreflight(scope: Scope, route: Route, res: UwsHttpResponse, req: U
   const requestId = scope.nextRequestId();
   const origin = corsOriginFor(scope, req);
   if (origin === undefined) {
-    write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), requestId);
+    write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), requestId, true);
     return;
   }
   const allowHeaders = [KEY_HEADER, ...scope.state.policy.aliasKeyHeaders].join(', ');
@@ -552,7 +565,7 @@ function servePreflight(scope: Scope, route: Route, res: UwsHttpResponse, req: U
     body: '',
     corsOrigin: origin,
     headers: { 'Access-Control-Allow-Methods': 'GET', 'Access-Control-Allow-Headers': allowHeaders, 'Access-Control-Max-Age': '600', 'Cache-Control': 'no-store' },
-  }, requestId);
+  }, requestId, true);
 }
 
 /** An answer waiting for an asynchronous quota decision, with the request copied out of uWS. */

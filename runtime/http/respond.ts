@@ -122,38 +122,75 @@ export function cscTwinName(name: string): string | null {
  * carries the four usage headers its clients require; when nothing counts the caller (quotas off,
  * a plan without a quota) they say used 0 of `unlimited`.
  */
-function writeCscTwins(res: UwsHttpResponse, out: Outgoing, settings: ResponseSettings, operationHeaders: CheckedHeaders | null): void {
-  res.writeHeader('X-CSC-Data-Version', settings.dataVersion);
-  if (out.cacheStatus !== undefined) res.writeHeader('X-CSC-Cache', out.cacheStatus);
+function writeCscTwins(out: Outgoing, settings: ResponseSettings, operationHeaders: CheckedHeaders | null): void {
+  lines.add('X-CSC-Data-Version', settings.dataVersion);
+  if (out.cacheStatus !== undefined) lines.add('X-CSC-Cache', out.cacheStatus);
   if (out.plan !== undefined) {
-    res.writeHeader('X-CSC-Plan', out.plan);
+    lines.add('X-CSC-Plan', out.plan);
     const usage = out.usageHeaders;
     if (usage !== undefined && usage['X-GEOAPI-Daily-Limit'] !== undefined) {
       for (const name in usage) {
         const twin = name.length === 13 ? null : cscTwinName(name);
-        if (twin !== null) res.writeHeader(twin, usage[name]!);
+        if (twin !== null) lines.add(twin, usage[name]!);
       }
     } else {
-      res.writeHeader('X-CSC-Daily-Used', '0');
-      res.writeHeader('X-CSC-Daily-Limit', 'unlimited');
-      res.writeHeader('X-CSC-Monthly-Used', '0');
-      res.writeHeader('X-CSC-Monthly-Limit', 'unlimited');
+      lines.add('X-CSC-Daily-Used', '0');
+      lines.add('X-CSC-Daily-Limit', 'unlimited');
+      lines.add('X-CSC-Monthly-Used', '0');
+      lines.add('X-CSC-Monthly-Limit', 'unlimited');
     }
   }
   if (operationHeaders !== null) {
     for (let i = 0; i < operationHeaders.names.length; i++) {
       const twin = cscTwinName(operationHeaders.names[i]!);
-      if (twin !== null) res.writeHeader(twin, operationHeaders.values[i]!);
+      if (twin !== null) lines.add(twin, operationHeaders.values[i]!);
     }
   }
 }
+
+/**
+ * The header lines of one response, handed to uWS in one call: uWS writes `name: value\r\n` as
+ * given, so the lines after the first travel in the first one's value, each `\r\n`-separated. One
+ * crossing into C++ (and one UTF-8 conversion) instead of one per header; the bytes on the wire
+ * are the same. No value holds CR or LF: operation headers with one are dropped (checkHeaders),
+ * every other value is ours.
+ */
+class HeaderLines {
+  private first = '';
+  private rest = '';
+
+  add(name: string, value: string): void {
+    if (this.first === '') {
+      this.first = name;
+      this.rest = value;
+    } else this.rest += `\r\n${name}: ${value}`;
+  }
+
+  /** Writes the lines (if any) and empties the block for the next response. */
+  flush(res: UwsHttpResponse): void {
+    const first = this.first;
+    const rest = this.rest;
+    this.clear();
+    if (first !== '') res.writeHeader(first, rest);
+  }
+
+  clear(): void {
+    this.first = '';
+    this.rest = '';
+  }
+}
+
+/** Reused: a response's lines are written before the next response starts (one thread, synchronous writes). */
+const lines = new HeaderLines();
 
 /**
  * Writes the whole response. `acceptEncoding` is the request's header ('' when absent; callers
  * may pass '' without reading it when negotiatesEncoding(out) is false);
  * `closeConnection` is set while draining so keep-alive clients move to another process;
  * `ifNoneMatch` is the request's If-None-Match ('' when absent): when it holds the ETag of the
- * representation chosen, the answer is a bodyless 304 with the same headers.
+ * representation chosen, the answer is a bodyless 304 with the same headers. `inHandler`: called
+ * from within the uWS request handler, where uWS has corked the socket already; otherwise (an
+ * answer settled later) the writes are corked here, so that they leave in one write either way.
  */
 export function writeResponse(
   res: UwsHttpResponse,
@@ -163,6 +200,7 @@ export function writeResponse(
   settings: ResponseSettings,
   closeConnection: boolean,
   ifNoneMatch = '',
+  inHandler = false,
 ): void {
   let status = out.status;
   let body = out.body;
@@ -182,48 +220,69 @@ export function writeResponse(
       encoding = null;
     }
   }
+  if (inHandler) writeAll(res, out, requestId, settings, closeConnection, status, body, encoding, etag, bodiless);
+  else res.cork(() => writeAll(res, out, requestId, settings, closeConnection, status, body, encoding, etag, bodiless));
+}
 
-  res.cork(() => {
-    let cacheControl: string | null = null;
-    res.writeStatus(statusLine(status));
-    if (!bodiless) res.writeHeader('Content-Type', out.contentType ?? JSON_CONTENT_TYPE);
-    if (encoding !== null) res.writeHeader('Content-Encoding', encoding);
-    if (etag !== null) res.writeHeader('ETag', etag);
-    if (out.cacheStatus !== undefined) res.writeHeader('X-Cache', out.cacheStatus);
-    res.writeHeader('Vary', settings.vary);
-    res.writeHeader('X-Request-ID', requestId);
-    res.writeHeader('X-GEOAPI-Data-Version', settings.dataVersion);
-    if (out.plan !== undefined) res.writeHeader('X-GEOAPI-Plan', out.plan);
-    if (out.usageHeaders !== undefined) {
-      for (const name in out.usageHeaders) {
-        // X-GEOAPI-Plan is written above; only a 13-character name can be it (no lower-casing of the others).
-        if (name.length !== 13 || name.toLowerCase() !== 'x-geoapi-plan') res.writeHeader(name, out.usageHeaders[name]!);
-      }
+/** Status line, headers and body (or none) of writeResponse, in that order. */
+function writeAll(
+  res: UwsHttpResponse,
+  out: Outgoing,
+  requestId: string,
+  settings: ResponseSettings,
+  closeConnection: boolean,
+  status: number,
+  body: string | Uint8Array,
+  encoding: Encoding,
+  etag: string | null,
+  bodiless: boolean,
+): void {
+  let cacheControl: string | null = null;
+  lines.clear(); // in case a write before this one threw halfway
+  res.writeStatus(statusLine(status));
+  if (!bodiless) lines.add('Content-Type', out.contentType ?? JSON_CONTENT_TYPE);
+  if (encoding !== null) lines.add('Content-Encoding', encoding);
+  if (etag !== null) lines.add('ETag', etag);
+  if (out.cacheStatus !== undefined) lines.add('X-Cache', out.cacheStatus);
+  lines.add('Vary', settings.vary);
+  lines.add('X-Request-ID', requestId);
+  lines.add('X-GEOAPI-Data-Version', settings.dataVersion);
+  if (out.plan !== undefined) lines.add('X-GEOAPI-Plan', out.plan);
+  if (out.usageHeaders !== undefined) {
+    for (const name in out.usageHeaders) {
+      // X-GEOAPI-Plan is written above; only a 13-character name can be it (no lower-casing of the others).
+      if (name.length !== 13 || name.toLowerCase() !== 'x-geoapi-plan') lines.add(name, out.usageHeaders[name]!);
     }
-    let checked: CheckedHeaders | null = null;
-    if (out.headers !== undefined) {
-      checked = checkedHeadersOf(out.headers);
-      for (const name of checked.dropped) settings.log(`request ${requestId}: dropped header ${JSON.stringify(name)} with a line break in it`);
-      for (let i = 0; i < checked.names.length; i++) res.writeHeader(checked.names[i]!, checked.values[i]!);
-      cacheControl = checked.cacheControl;
-    }
-    if (settings.cscHeaders) writeCscTwins(res, out, settings, checked);
-    if (cacheControl === null) {
-      // Errors (401, 403 and 429 above all) must never be reused by a cache.
-      if (status >= 400) res.writeHeader('Cache-Control', 'no-store');
-      else if ((status === 200 || status === 304) && out.plan !== undefined) res.writeHeader('Cache-Control', `private, max-age=${settings.privateMaxAgeSeconds}`);
-    }
-    if (out.corsOrigin !== undefined) {
-      res.writeHeader('Access-Control-Allow-Origin', out.corsOrigin);
-      res.writeHeader('Access-Control-Expose-Headers', settings.corsExposeHeaders);
-    }
-    // endWithoutBody() with no arguments: uWS v20.30 silently leaves the response unanswered when
-    // given (undefined, close), which aborts the process; with (0, close) it claims Content-Length: 0.
-    if (bodiless) res.endWithoutBody();
-    else if (out.headOnly === true) {
-      // endWithoutBody(length) leaves the response unanswered in uWS v20.30 (see above): the length is written as a header.
-      res.writeHeader('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
-      res.endWithoutBody();
-    } else res.end(body, closeConnection);
-  });
+  }
+  let checked: CheckedHeaders | null = null;
+  if (out.headers !== undefined) {
+    checked = checkedHeadersOf(out.headers);
+    for (const name of checked.dropped) settings.log(`request ${requestId}: dropped header ${JSON.stringify(name)} with a line break in it`);
+    for (let i = 0; i < checked.names.length; i++) lines.add(checked.names[i]!, checked.values[i]!);
+    cacheControl = checked.cacheControl;
+  }
+  if (settings.cscHeaders) writeCscTwins(out, settings, checked);
+  if (cacheControl === null) {
+    // Errors (401, 403 and 429 above all) must never be reused by a cache.
+    if (status >= 400) lines.add('Cache-Control', 'no-store');
+    else if ((status === 200 || status === 304) && out.plan !== undefined) lines.add('Cache-Control', `private, max-age=${settings.privateMaxAgeSeconds}`);
+  }
+  if (out.corsOrigin !== undefined) {
+    lines.add('Access-Control-Allow-Origin', out.corsOrigin);
+    lines.add('Access-Control-Expose-Headers', settings.corsExposeHeaders);
+  }
+  // endWithoutBody() with no arguments: uWS v20.30 silently leaves the response unanswered when
+  // given (undefined, close), which aborts the process; with (0, close) it claims Content-Length: 0.
+  if (bodiless) {
+    lines.flush(res);
+    res.endWithoutBody();
+  } else if (out.headOnly === true) {
+    // endWithoutBody(length) leaves the response unanswered in uWS v20.30 (see above): the length is written as a header.
+    lines.flush(res);
+    res.writeHeader('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+    res.endWithoutBody();
+  } else {
+    lines.flush(res);
+    res.end(body, closeConnection);
+  }
 }

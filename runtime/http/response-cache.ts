@@ -15,11 +15,20 @@ export const DEFAULT_RESPONSE_CACHE_BYTES = 128 * 1024 * 1024;
 
 /** A strong ETag: SHA-1 (base64url, 27 characters) of the parts, quoted. */
 export function strongEtag(...parts: readonly (string | Uint8Array)[]): string {
+  // Hashing is streaming: adjacent text parts (and their separators) go in as one update.
   const hash = createHash('sha1');
+  let text = '';
   for (let i = 0; i < parts.length; i++) {
-    if (i > 0) hash.update('\u0000');
-    hash.update(parts[i]!);
+    if (i > 0) text += '\u0000';
+    const part = parts[i]!;
+    if (typeof part === 'string') text += part;
+    else {
+      if (text !== '') hash.update(text);
+      text = '';
+      hash.update(part);
+    }
   }
+  if (text !== '') hash.update(text);
   return `"${hash.digest('base64url')}"`;
 }
 
@@ -113,7 +122,10 @@ const PAIR = '\u0001';
 export function responseKey(parts: ResponseKeyParts): string {
   let key = parts.operation + SEP + parts.params.join(SEP) + SEP;
   const { query } = parts;
-  if (query.size > 0) {
+  if (query.size === 1) {
+    // One parameter (most search requests): nothing to sort.
+    for (const [name, value] of query) key += name + PAIR + value + PAIR;
+  } else if (query.size > 1) {
     const names = [...query.keys()].sort();
     for (const name of names) key += name + PAIR + query.get(name)! + PAIR;
   }

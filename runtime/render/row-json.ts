@@ -43,9 +43,36 @@ export class JsonBytes {
   }
 
   bytes(source: Uint8Array): void {
-    this.reserve(source.length);
-    this.buffer.set(source, this.length);
-    this.length += source.length;
+    const n = source.length;
+    this.reserve(n);
+    if (n > 32) this.buffer.set(source, this.length);
+    else {
+      // Keys and short names: a loop beats TypedArray.prototype.set's call overhead.
+      const buffer = this.buffer;
+      let at = this.length;
+      for (let i = 0; i < n; i++) buffer[at++] = source[i]!;
+    }
+    this.length += n;
+  }
+
+  /** An int32 in decimal, as String(value) writes it (no string made). */
+  int(value: number): void {
+    this.reserve(11);
+    const buffer = this.buffer;
+    let at = this.length;
+    let rest = value;
+    if (rest < 0) {
+      buffer[at++] = 0x2d;
+      rest = -rest; // int32: -2^31 negates exactly in a double
+    }
+    let digits = 1;
+    for (let scale = 10; scale <= rest; scale *= 10) digits++;
+    at += digits;
+    for (let i = 1; i <= digits; i++) {
+      buffer[at - i] = 0x30 + (rest % 10);
+      rest = Math.floor(rest / 10);
+    }
+    this.length = at;
   }
 
   /** Text of ASCII characters only (numbers, literals). */
@@ -150,6 +177,45 @@ export class FieldCopy {
   constructor(readonly field: string) {}
 }
 
+/**
+ * A string value already escaped for JSON: `inner` is the UTF-8 of JSON.stringify(text) without
+ * its quotes. Made once for values that recur (a result type, a parent's name), written per row
+ * as bytes.
+ */
+export class JsonText {
+  readonly inner: Uint8Array;
+
+  constructor(readonly text: string) {
+    const literal = encoder.encode(JSON.stringify(text));
+    this.inner = literal.subarray(1, literal.length - 1);
+  }
+}
+
+const constantTexts = new Map<string, JsonText>();
+
+/** The JsonText of a constant (result types, field names: a handful of values), made once. */
+export function jsonTextOf(text: string): JsonText {
+  let found = constantTexts.get(text);
+  if (found === undefined) {
+    found = new JsonText(text);
+    if (constantTexts.size < 1024) constantTexts.set(text, found);
+  }
+  return found;
+}
+
+/**
+ * A per-row value joining one of the row's own string fields with other texts by ', ', each part
+ * only when it is not empty, a separator only between written parts: what
+ * `[field, ...parts].filter(Boolean).join(', ')` gives, written without decoding the field.
+ * Reused: set `count` and the first `count` parts per row.
+ */
+export class JoinedText {
+  readonly parts: (JsonText | null)[] = [];
+  count = 0;
+
+  constructor(readonly field: string) {}
+}
+
 /** One step of a row's object: a stored field or a caller's value, with its `"name":` bytes. */
 interface Step {
   /** `,"name":` (the first written key drops the comma). */
@@ -204,10 +270,34 @@ export class RowJsonWriter {
         out.bytes(step.key);
       }
       if (step.field !== null) this.writeField(out, position, step.field);
-      else if (extra instanceof FieldCopy) this.writeField(out, position, this.fieldByName.get(extra.field)!);
+      else if (extra === null) out.ascii('null');
+      else if (typeof extra === 'number') out.ascii(Number.isFinite(extra) ? String(extra) : 'null');
+      else if (extra instanceof JsonText) {
+        out.byte(0x22);
+        out.bytes(extra.inner);
+        out.byte(0x22);
+      } else if (extra instanceof FieldCopy) this.writeField(out, position, this.fieldByName.get(extra.field)!);
+      else if (extra instanceof JoinedText) this.writeJoined(out, position, extra);
       else out.text(JSON.stringify(extra));
     }
     out.byte(0x7d);
+  }
+
+  private writeJoined(out: JsonBytes, position: number, joined: JoinedText): void {
+    const field = this.fieldByName.get(joined.field)!;
+    if (field.kind !== FIELD_STRING_OR_EMPTY) throw new Error(`row writer: ${joined.field} is not a string field that reads '' when absent`);
+    const start = out.length;
+    this.writeField(out, position, field);
+    out.length--; // reopen the string literal
+    let written = out.length - start > 1;
+    for (let i = 0; i < joined.count; i++) {
+      const part = joined.parts[i];
+      if (part == null || part.inner.length === 0) continue;
+      if (written) out.ascii(', ');
+      out.bytes(part.inner);
+      written = true;
+    }
+    out.byte(0x22);
   }
 
   private writeField(out: JsonBytes, position: number, field: FieldLayout): void {
@@ -216,10 +306,11 @@ export class RowJsonWriter {
     const offset = field.slot < view.getUint16(vtable, true) ? view.getUint16(vtable + field.slot, true) : 0;
     switch (field.kind) {
       case FIELD_INT:
-        out.ascii(offset === 0 ? '0' : String(view.getInt32(position + offset, true)));
+        out.int(offset === 0 ? 0 : view.getInt32(position + offset, true));
         return;
       case FIELD_INT_OR_NULL:
-        out.ascii(offset === 0 ? 'null' : String(view.getInt32(position + offset, true)));
+        if (offset === 0) out.ascii('null');
+        else out.int(view.getInt32(position + offset, true));
         return;
       case FIELD_DOUBLE_OR_NULL: {
         if (offset === 0) out.ascii('null');

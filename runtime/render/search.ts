@@ -5,7 +5,8 @@ import type { Caller, Tier } from '../contract/index.js';
 import { localizeName, type LocalizedName } from '../engine/localize.js';
 import type { SearchEntity } from '../engine/search/context.js';
 import type { CityRecord, CountryRecord, StateRecord } from '../format/model.js';
-import type { Store } from '../store/types.js';
+import type { EntityTable, Store } from '../store/types.js';
+import { JsonText } from './row-json.js';
 import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from './fields.js';
 import { projectionFor, type EntityFields, type Projection } from './projection.js';
 
@@ -60,6 +61,30 @@ export function countryNameOfRow(store: Store, entity: SearchEntity, row: number
 export function stateNameOfCityRow(store: Store, row: number): string | null {
   const stateRow = store.relations.cityStateRow[row]!;
   return stateRow >= 0 ? store.states.nameAt(stateRow) : null;
+}
+
+// Parent names as JSON text, made once per table and row (keyed by the table: a swapped-out
+// snapshot's entries go with it). Countries and states are few; every search result names them.
+const nameTexts = new WeakMap<object, (JsonText | undefined)[]>();
+
+function nameTextAt(table: EntityTable<unknown>, row: number): JsonText {
+  let texts = nameTexts.get(table);
+  if (texts === undefined) nameTexts.set(table, (texts = new Array<JsonText | undefined>(table.count)));
+  let text = texts[row];
+  if (text === undefined) texts[row] = text = new JsonText(table.nameAt(row));
+  return text;
+}
+
+/** countryNameOfRow as JSON text (for the row writer), or null. */
+export function countryNameTextOfRow(store: Store, entity: SearchEntity, row: number): JsonText | null {
+  const countryRow = entity === 'cities' ? store.relations.cityCountryRow[row]! : entity === 'states' ? store.relations.stateCountryRow[row]! : row;
+  return countryRow >= 0 ? nameTextAt(store.countries, countryRow) : null;
+}
+
+/** stateNameOfCityRow as JSON text (for the row writer), or null. */
+export function stateNameTextOfCityRow(store: Store, row: number): JsonText | null {
+  const stateRow = store.relations.cityStateRow[row]!;
+  return stateRow >= 0 ? nameTextAt(store.states, stateRow) : null;
 }
 
 /** JSON array text of already built items. */

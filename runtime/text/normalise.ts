@@ -16,6 +16,20 @@ const SPACES_RE = /\s+/gu;
  * `São Paulo` → `sao paulo`, `Zürich` → `zurich`, `Łódź` → `lodz`.
  */
 export function matchKey(text: string): string {
+  // Printable ASCII (most queries): NFKD and NFC leave it as it is, no marks, no special folds,
+  // and the only whitespace is the space.
+  if (PRINTABLE_ASCII_RE.test(text)) {
+    const lower = text.toLowerCase();
+    return (lower.includes('  ') ? lower.replace(SPACE_RUNS_RE, ' ') : lower).trim();
+  }
+  return matchKeyOfAnyText(text);
+}
+
+const PRINTABLE_ASCII_RE = /^[\x20-\x7e]*$/;
+const SPACE_RUNS_RE = / {2,}/g;
+
+/** matchKey without its ASCII shortcut (the reference the shortcut is tested against). */
+export function matchKeyOfAnyText(text: string): string {
   let folded = text.normalize('NFKD').toLowerCase().replace(MARKS_RE, '');
   if (SPECIAL_RE.test(folded)) folded = folded.replace(SPECIAL_RE, (ch) => SPECIAL_FOLDS[ch] ?? ch);
   SPECIAL_RE.lastIndex = 0;

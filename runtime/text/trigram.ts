@@ -200,21 +200,16 @@ export function similarity(a: string, b: string): number {
  * digits (`%.6g`), then numeric rounds half away from zero. Scores are in [0, 1].
  */
 export function roundScore(score: number): number {
-  // Scores are float4 ratios of small counts: a few thousand distinct values, each rounded once
-  // (the text formatting below costs ~1 µs, and ranking rounds every trigram candidate).
-  let rounded = roundedScores.get(score);
-  if (rounded === undefined) {
-    rounded = roundScoreOnce(score);
-    if (roundedScores.size >= MAX_ROUNDED_SCORES) roundedScores.clear();
-    roundedScores.set(score, rounded);
-  }
-  return rounded;
+  // Fast path: %.6g moves a score in [0, 1] by at most 5e-7, so unless score × 100 lies within
+  // 1e-4 of a half the textual rounding below gives the nearest hundredth, computed directly.
+  const x = score * 100;
+  const fraction = x - Math.floor(x);
+  if (Math.abs(fraction - 0.5) > 1e-4 && x >= 0 && x <= 100) return Math.round(x) / 100;
+  return roundScoreByText(score);
 }
 
-const MAX_ROUNDED_SCORES = 65_536;
-const roundedScores = new Map<number, number>();
-
-function roundScoreOnce(score: number): number {
+/** roundScore step by step, as PostgreSQL does it (the fast path's reference, and its fallback near halves). */
+export function roundScoreByText(score: number): number {
   const text = score.toPrecision(6);
   if (text.includes('e')) return 0; // below 1e-6
   const [whole, fraction = ''] = text.split('.') as [string, string?];

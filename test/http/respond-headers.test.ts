@@ -14,7 +14,13 @@ function recorder(): { res: UwsHttpResponse; written: [string, string][]; body: 
       return res;
     },
     writeHeader(key, value) {
-      written.push([key, value]);
+      // writeResponse hands uWS several lines in one call (uWS writes `key: value\r\n` as given).
+      const [first, ...more] = value.split('\r\n');
+      written.push([key, first!]);
+      for (const line of more) {
+        const colon = line.indexOf(': ');
+        written.push([line.slice(0, colon), line.slice(colon + 2)]);
+      }
       return res;
     },
     end(chunk) {

@@ -2,6 +2,7 @@
 // q-values, prepared bodies (variants and their ETags built once), the byte budget and its
 // eviction, age limits, the counters a metrics reader gets, the response key, If-None-Match.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { negotiateEncoding } from '../../runtime/http/encoding.js';
@@ -195,5 +196,22 @@ describe('If-None-Match', () => {
     assert.equal(ifNoneMatchHits('*', etag), true);
     assert.equal(ifNoneMatchHits('"abd"', etag), false);
     assert.equal(ifNoneMatchHits('abc', etag), false);
+  });
+});
+
+describe('strong ETags', () => {
+  it('hash the parts joined by NUL, whatever mix of text and bytes they are', () => {
+    const reference = (...parts: (string | Uint8Array)[]): string => {
+      const hash = createHash('sha1');
+      parts.forEach((part, i) => {
+        if (i > 0) hash.update('\u0000');
+        hash.update(part);
+      });
+      return `"${hash.digest('base64url')}"`;
+    };
+    const body = Buffer.from('[{"name":"Zürich"}]');
+    for (const parts of [['k', 'v1', body], ['k'], [body], ['k', body, 'x', 'é'], ['\ud83d', '\ude00'], [body, body]] as (string | Uint8Array)[][]) {
+      assert.equal(strongEtag(...parts), reference(...parts));
+    }
   });
 });

@@ -64,3 +64,17 @@ describe('pg_trgm trigrams', () => {
     assert.equal(roundScore(0), 0);
   });
 });
+
+describe('roundScore fast path', () => {
+  it('gives what PostgreSQL\'s textual rounding gives, for every similarity of small trigram counts and for random scores', async () => {
+    const { roundScoreByText } = await import('../../runtime/text/trigram.js');
+    const scores: number[] = [0, 1, 0.005, 0.015, 0.125, 0.175, 0.995, 1e-7];
+    for (let total = 1; total <= 400; total++) for (let common = 0; common <= total; common++) scores.push(common / total, Math.fround(common / total));
+    let seed = 7;
+    for (let i = 0; i < 200_000; i++) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      scores.push(seed / 2147483648, Math.fround(seed / 2147483648), Math.round(seed / 2147483.648) / 1000 + 0.0005);
+    }
+    for (const score of scores) assert.equal(roundScore(score), roundScoreByText(score), `score ${score}`);
+  });
+});

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CITY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
 import { projectionFor } from '../../runtime/render/projection.js';
-import { FieldCopy, JsonBytes, rowJsonWriter, rowsJson } from '../../runtime/render/row-json.js';
+import { FieldCopy, JoinedText, JsonBytes, JsonText, jsonTextOf, rowJsonWriter, rowsJson } from '../../runtime/render/row-json.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 
 const text = (out: JsonBytes) => Buffer.from(out.take()).toString('utf8');
@@ -53,6 +53,37 @@ describe('row JSON writer', () => {
       const before = out.reset().length;
       assert.equal(out.utf8String(Uint8Array.from(bad), 0, bad.length), false, `refuses ${bad.join(' ')}`);
       assert.equal(out.length, before, 'writes nothing when it refuses');
+    }
+  });
+
+  it('writes JsonText, numbers and null extras as JSON.stringify does, and joins a field with texts like filter(Boolean).join', () => {
+    const { store } = fixtureSnapshot();
+    const names = ['type', 'label', 'match_score', 'matched_field'];
+    const projection = projectionFor(CITY_FIELDS, 'full', { extra: names });
+    const writer = rowJsonWriter(store.cities.rowBytes!, projection, names);
+    const label = new JoinedText('name');
+    const parts = [null, new JsonText(''), new JsonText('Zürich "Z" \\ \u0001'), new JsonText('😀 land')];
+    for (let row = 0; row < store.cities.count; row++) {
+      for (const [a, b] of [[0, 0], [1, 2], [2, 3], [3, 1], [2, 2]] as const) {
+        label.parts[0] = parts[a]!;
+        label.parts[1] = parts[b]!;
+        label.count = 2;
+        const score = [0.25, -0, NaN, 1e21, 0.1 + 0.2][row % 5]!;
+        const out = new JsonBytes();
+        writer.write(out, row, [jsonTextOf('city'), label, score, row % 2 ? null : jsonTextOf('native')]);
+        const record = store.cities.record(row) as unknown as Record<string, unknown>;
+        const joined = [record.name as string, parts[a]?.text, parts[b]?.text].filter(Boolean).join(', ');
+        const expected = projection.project({ ...record, type: 'city', label: joined, match_score: score, matched_field: row % 2 ? null : 'native' });
+        assert.equal(text(out), JSON.stringify(expected), `row ${row}`);
+      }
+    }
+  });
+
+  it('writes int32 values digit by digit as String() does', () => {
+    const out = new JsonBytes();
+    for (const value of [0, 1, 9, 10, 99, 100, 12345, -1, -10, -2147483648, 2147483647, 1000000000]) {
+      out.reset().int(value);
+      assert.equal(text(out), String(value));
     }
   });
 });

@@ -8,8 +8,8 @@ import { roundScore } from '../../text/trigram.js';
 import { includeTranslationsParam, includeTranslationsSpec, localeParam, localeSpec } from '../params.js';
 import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, STATE_SPEC, stateFilter, TYPE_SPEC } from './params.js';
-import { countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
-import { rowJsonWriter, writeRowsArray } from '../../render/row-json.js';
+import { countryNameOfRow, countryNameTextOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, stateNameTextOfCityRow, tierFor } from '../../render/search.js';
+import { FieldCopy, JoinedText, jsonTextOf, rowJsonWriter, writeRowsArray } from '../../render/row-json.js';
 
 export const AUTOCOMPLETE_LIMIT_MAX = 50;
 export const AUTOCOMPLETE_LIMIT_DEFAULT = 10;
@@ -24,14 +24,10 @@ const ADDITIONS = ['type', 'label', 'match_score', 'matched_field'];
 
 /** Per-row values of ADDITIONS, reused (requests run one at a time per thread). */
 const extras: unknown[] = [null, null, null, null];
-
-/** `name, state, country` without the absent parts (as the record path joins them). */
-function labelOf(first: string, stateName: string | null, countryName: string | null): string {
-  let label = first;
-  if (stateName) label = label ? `${label}, ${stateName}` : stateName;
-  if (countryName) label = label ? `${label}, ${countryName}` : countryName;
-  return label;
-}
+/** A city's label: its name, its state's, its country's (reused per row). */
+const cityLabel = new JoinedText('name');
+/** A country's label: its name. */
+const NAME = new FieldCopy('name');
 
 function stateLabelOf(first: string, countryName: string | null): string {
   return countryName ? `${first}, ${countryName}` : first;
@@ -72,13 +68,18 @@ function render(ctx: RequestContext, { q, entity, type, country, state, limit, l
   const rowBytes = store[entity].rowBytes;
   if (locale === null && rowBytes !== null) {
     // Fields written from the row's bytes, additions from `extras` (no record decoded).
+    const typeText = jsonTextOf(type);
     return writeRowsArray(rowJsonWriter(rowBytes, projection, ADDITIONS), hits, extras, (values, hit) => {
-      const name = store[entity].nameAt(hit.row);
-      values[0] = type;
-      values[1] = entity === 'cities' ? labelOf(name, stateNameOfCityRow(store, hit.row), countryNameOfRow(store, entity, hit.row))
-        : entity === 'states' ? stateLabelOf(name, countryNameOfRow(store, entity, hit.row)) : name;
+      values[0] = typeText;
+      if (entity === 'cities') {
+        // Parent names as JSON text made once per parent; the city's own name copied from its row.
+        cityLabel.parts[0] = stateNameTextOfCityRow(store, hit.row);
+        cityLabel.parts[1] = countryNameTextOfRow(store, entity, hit.row);
+        cityLabel.count = 2;
+        values[1] = cityLabel;
+      } else values[1] = entity === 'states' ? stateLabelOf(store[entity].nameAt(hit.row), countryNameOfRow(store, entity, hit.row)) : NAME;
       values[2] = roundScore(hit.score);
-      values[3] = hit.field;
+      values[3] = jsonTextOf(hit.field);
     });
   }
   const items = hits.map((hit) => {

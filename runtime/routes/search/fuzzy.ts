@@ -7,7 +7,7 @@ import { fuzzySearch } from '../../engine/search/fuzzy.js';
 import { roundScore } from '../../text/trigram.js';
 import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, THRESHOLD_SPEC, thresholdParam, TYPE_SPEC } from './params.js';
-import { countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
+import { countryNameOfRow, countryNameTextOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, stateNameTextOfCityRow, tierFor } from '../../render/search.js';
 import { FieldCopy, rowJsonWriter, writeRowsArray } from '../../render/row-json.js';
 
 /** Per-row values of ADDITIONS[entity], reused (requests run one at a time per thread). */
@@ -43,8 +43,9 @@ function handle(ctx: RequestContext): Reply {
       // Fields written from the row's bytes, additions from `extras` (no record decoded).
       return writeRowsArray(rowJsonWriter(rowBytes, projection, additions), hits, extras, (values, hit) => {
         let e = 0;
-        if (entity !== 'countries') values[e++] = countryNameOfRow(store, entity, hit.row);
-        if (entity === 'cities') values[e++] = stateNameOfCityRow(store, hit.row);
+        // Parent names as JSON text, made once per parent.
+        if (entity !== 'countries') values[e++] = countryNameTextOfRow(store, entity, hit.row);
+        if (entity === 'cities') values[e++] = stateNameTextOfCityRow(store, hit.row);
         values[e++] = roundScore(hit.score);
         values[e] = hit.nativeWins ? NATIVE : null;
       });
