@@ -357,6 +357,24 @@ function limits(data: ReportData, checks: TargetCheck[]): string[] {
       }
     } else if (check.target.startsWith('geoapi startup')) {
       out.push(`**Startup** reads the whole snapshot (${mib(data.setup.snapshotBytes)}) into memory and starts ${data.options.workers} worker threads before the first answer.`);
+    } else if (check.target.startsWith('geoapi’s slowest single answer')) {
+      const gc = data.gc;
+      out.push(
+        `**Slow single answers** (one request at a time, after \`/readyz\` said ready): ${check.result}. ` +
+          (gc ? `A garbage collection stops its thread for as long: during the mix the pauses reached ${ms(gc.saturation.max)} ms (p99 ${ms(gc.saturation.p99)} ms; Garbage collection). ` : '') +
+          'A request that meets one, or a time slice given to another process on the shared machine, takes that long whatever it asks.',
+      );
+    } else if (check.target.startsWith('geoapi RSS')) {
+      if (out.some((line) => line.startsWith('**Memory**'))) continue;
+      const summary = data.summaries.find((s) => s.name === 'geoapi')!;
+      const threads = data.workerMemory;
+      const cache = data.responseCache;
+      out.push(
+        `**Memory** after the load runs (${mib(summary.rssAfterLoad)}): the snapshot once (${mib(data.setup.snapshotBytes)}, shared by the threads), ` +
+          `${mib(summary.fileRssAfterLoad)} mapped from files (the node binary and libraries, shared with other processes)` +
+          (threads ? `, the worker threads’ V8 heaps ${mib(threads.heapTotalBytes)} and what their objects hold outside them ${mib(threads.externalBytes)} (prepared index arrays built by each thread, response bodies${cache ? `: the caches hold ${mib(cache.bytes)}` : ''}, bodies not yet collected)` : '') +
+          `; the rest is the main thread’s heap, thread stacks, compiled code and what the allocator keeps. Each worker thread adds its own heap and its own prepared indexes: fewer threads, less memory.`,
+      );
     } else {
       const system: SystemName = check.target.includes('PostgreSQL') ? 'postgres' : 'naive';
       const weakest = OPERATIONS.map((op) => {

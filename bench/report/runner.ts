@@ -134,6 +134,8 @@ export interface ReportData {
   gc: { saturation: GcSummary; saturationSeconds: number; fixed: GcSummary | null; fixedSeconds: number } | null;
   /** geoapi's response caches after the load runs (its metrics listener): budget, bytes held, lookups. */
   responseCache: { budgetBytes: number; bytes: number; entries: number; hits: number; misses: number } | null;
+  /** geoapi's worker threads after the load runs (its metrics listener), summed: V8 heaps and the memory their objects hold outside them. */
+  workerMemory: { heapTotalBytes: number; externalBytes: number } | null;
   growth: GrowthPoint[];
   errors: string[];
 }
@@ -441,6 +443,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       );
     }
     let responseCache: ReportData['responseCache'] = null;
+    let workerMemory: ReportData['workerMemory'] = null;
     for (const system of live) {
       const summary = summaries.find((s) => s.name === system.name)!;
       summary.rssAfterLoad = treeRssBytes(system.server.child.pid!);
@@ -455,6 +458,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
             hits: sampleSum(text, 'geoapi_cache_lookups_total', 'result="hit"'),
             misses: sampleSum(text, 'geoapi_cache_lookups_total', 'result="miss"'),
           };
+          workerMemory = { heapTotalBytes: sampleSum(text, 'geoapi_worker_heap_total_bytes'), externalBytes: sampleSum(text, 'geoapi_worker_external_bytes') };
         } catch (error) {
           errors.push(`geoapi metrics: ${error instanceof Error ? error.message : String(error)}`);
         }
@@ -508,6 +512,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       serviceTimes: geoapiServiceTimes,
       gc,
       responseCache,
+      workerMemory,
       growth,
       errors,
     };
