@@ -66,6 +66,8 @@ export interface RunningServer {
   child: ChildProcess;
   /** spawn → first 200 on `probePath`, ms. */
   startupMs: number;
+  /** performance.now() at spawn. */
+  spawnedAt: number;
   output(): string;
 }
 
@@ -97,7 +99,18 @@ export async function startServer(name: string, args: string[], port: number, pr
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  return { name, url, port, child, startupMs: performance.now() - started, output: () => output };
+  return { name, url, port, child, startupMs: performance.now() - started, spawnedAt: started, output: () => output };
+}
+
+/** Polls `path` (no key: a probe) every 10 ms until it answers 200; returns spawn → that answer, ms. */
+export async function waitReady(server: RunningServer, path: string, timeoutMs = 300_000): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const reply = await get(`${server.url}${path}`, '', 5_000).catch(() => null);
+    if (reply?.status === 200) return performance.now() - server.spawnedAt;
+    if (performance.now() > deadline) throw new Error(`${server.name} did not answer ${path} with 200 within ${timeoutMs / 1000} s:\n${server.output().slice(-2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 export function stopServer(server: RunningServer): Promise<void> {
@@ -144,6 +157,11 @@ export function processTree(pid: number): number[] {
   };
   walk(pid);
   return tree;
+}
+
+/** Sum of RssFile (bytes): resident pages mapped from files (binaries, libraries), which other processes mapping the same files share. */
+export function fileRssBytes(pids: number[]): number {
+  return pids.reduce((sum, p) => sum + statusField(p, 'RssFile'), 0);
 }
 
 /** Sum of VmRSS (bytes) over `pid` and its descendants. */

@@ -2,6 +2,7 @@
 // analysis of what limits the results, and how to rerun.
 import { MIX_WEIGHTS, OPERATION_LABELS, OPERATIONS, SEARCH_OPERATIONS, type Operation } from './workload.js';
 import type { LoadResult, Percentiles } from './load/loadgen.js';
+import type { GcSummary } from './gc.js';
 import type { ReportData, RunStats, SystemName, WorkloadName, WorkloadResult } from './runner.js';
 
 export const TARGETS = {
@@ -9,6 +10,11 @@ export const TARGETS = {
   mixVsNaive: 5,
   p99Ms: 5,
   startupMs: 1000,
+  /** Slowest single answer of each operation, one request at a time (the "geoapi alone" table). */
+  aloneMaxMs: 5,
+  /** Resident memory as a multiple of the snapshot's size on disk. */
+  rssAfterStart: 1.5,
+  rssAfterLoad: 2,
 } as const;
 
 /** Headings every report has (the smoke test checks them). */
@@ -19,6 +25,7 @@ export const SECTIONS = [
   '## Throughput at saturation',
   '## Latency at a fixed rate (half of geoapi’s peak)',
   '## Startup and memory',
+  '## Garbage collection',
   '## Growth with the data',
   '## Answer parity',
   '## What limits the results',
@@ -89,8 +96,25 @@ function targetChecks(data: ReportData): TargetCheck[] {
       : `${over.length} of ${p99s.length} above: ${over.map((r) => `${label(r.name)} ${ms(r.p99)} ms`).join(', ')}`,
     met: over.length === 0,
   });
-  const startup = data.summaries.find((s) => s.name === 'geoapi')!.startupMs;
+  const geoapiSummary = data.summaries.find((s) => s.name === 'geoapi')!;
+  const startup = geoapiSummary.startupMs;
   checks.push({ target: `geoapi startup to first answer ≤ ${TARGETS.startupMs / 1000} s (full dataset)`, result: `${int(startup)} ms`, met: startup <= TARGETS.startupMs });
+  const alone = OPERATIONS.filter((op) => data.serviceTimes[op]).map((op) => ({ op, t: data.serviceTimes[op]! }));
+  const slowAlone = alone.filter((a) => !(a.t.max <= TARGETS.aloneMaxMs));
+  checks.push({
+    target: `geoapi’s slowest single answer ≤ ${TARGETS.aloneMaxMs} ms, every operation, one request at a time (the “geoapi alone” table)`,
+    result: slowAlone.length === 0
+      ? `worst ${ms(Math.max(...alone.map((a) => a.t.max)))} ms`
+      : `${slowAlone.length} of ${alone.length} above: ${slowAlone.map((a) => `${OPERATION_LABELS[a.op]} ${ms(a.t.max)} ms (\`${a.t.slowest[0]!.path.replace(/^\/v1\//, '').replace(/\|/g, '\\|')}\`)`).join(', ')}`,
+    met: alone.length > 0 && slowAlone.length === 0,
+  });
+  const snapshot = data.setup.snapshotBytes;
+  const rssCheck = (what: string, bytesNow: number, factor: number): TargetCheck => ({
+    target: `geoapi RSS ${what} ≤ ${factor}× the snapshot’s size on disk (${mib(snapshot)})`,
+    result: `${mib(bytesNow)} (${(bytesNow / snapshot).toFixed(2)}×)`,
+    met: bytesNow <= factor * snapshot,
+  });
+  checks.push(rssCheck('after start', geoapiSummary.rssAfterStart, TARGETS.rssAfterStart), rssCheck('after all load runs', geoapiSummary.rssAfterLoad, TARGETS.rssAfterLoad));
   return checks;
 }
 
@@ -163,9 +187,41 @@ function startupTable(data: ReportData): string {
         : summary.name === 'postgres'
           ? `Node server only, the database already running (cluster start ${ms(data.setup.postgresStartMs)} ms; load + index ${((data.setup.postgresLoadMs ?? 0) / 1000).toFixed(1)} s); plus PostgreSQL’s processes ${summary.databasePss === null ? '–' : mib(summary.databasePss)} (PSS)`
           : `parses every raw JSON file in each of ${data.options.workers} worker processes`;
-    return [SYSTEM_LABELS[summary.name], `${int(summary.startupMs)} ms`, mib(summary.rssAfterStart), mib(summary.rssAfterLoad), note];
+    return [
+      SYSTEM_LABELS[summary.name],
+      `${int(summary.startupMs)} ms`,
+      summary.readyMs === null ? '–' : `${int(summary.readyMs)} ms`,
+      mib(summary.rssAfterStart),
+      `${mib(summary.rssAfterLoad)} (files ${mib(summary.fileRssAfterLoad)})`,
+      note,
+    ];
   });
-  return table(['system', 'spawn → first 200', 'RSS after start', 'RSS after the load runs', 'notes'], rows, ['l', 'r', 'r', 'r', 'l']);
+  return table(['system', 'spawn → first 200', 'spawn → ready', 'RSS after start', 'RSS after the load runs', 'notes'], rows, ['l', 'r', 'r', 'r', 'r', 'l']);
+}
+
+function cacheLine(data: ReportData): string {
+  const c = data.responseCache;
+  if (c === null) return 'geoapi’s response caches: not measured (its metrics listener did not answer).';
+  const lookups = c.hits + c.misses;
+  return (
+    `geoapi’s response caches after the load runs (its metrics listener): ${mib(c.bytes)} held of a ${mib(c.budgetBytes)} budget for the whole process, ${int(c.entries)} answers; ` +
+    `${lookups === 0 ? 'no lookups' : `hit ratio ${((100 * c.hits) / lookups).toFixed(1)} % over ${int(lookups)} lookups since start`}.`
+  );
+}
+
+function gcTable(data: ReportData): string {
+  const gc = data.gc;
+  if (gc === null) return 'Not measured (no mix run).';
+  const row = (name: string, s: GcSummary, seconds: number): string[] => [
+    name,
+    `${int(s.count)} (${int(s.scavenges)} / ${int(s.markCompacts)})`,
+    `${ms(s.p50)} / ${ms(s.p99)} / ${ms(s.max)}`,
+    s.isolates === 0 ? '–' : `${((100 * s.totalMs) / (seconds * 1000 * s.isolates)).toFixed(1)} %`,
+    ms(s.maxMarkingStepMs),
+  ];
+  const rows = [row(`mix at saturation (${gc.saturationSeconds.toFixed(0)} s)`, gc.saturation, gc.saturationSeconds)];
+  if (gc.fixed) rows.push(row(`mix at half its peak (${gc.fixedSeconds.toFixed(0)} s)`, gc.fixed, gc.fixedSeconds));
+  return table(['run', 'collections (scavenges / mark-compacts)', 'pause p50 / p99 / max ms', 'share of each collecting thread’s time paused', 'largest incremental marking step ms'], rows, ['l', 'r', 'r', 'r', 'r']);
 }
 
 function growthTable(data: ReportData): string {
@@ -301,6 +357,24 @@ function limits(data: ReportData, checks: TargetCheck[]): string[] {
       }
     } else if (check.target.startsWith('geoapi startup')) {
       out.push(`**Startup** reads the whole snapshot (${mib(data.setup.snapshotBytes)}) into memory and starts ${data.options.workers} worker threads before the first answer.`);
+    } else if (check.target.startsWith('geoapi’s slowest single answer')) {
+      const gc = data.gc;
+      out.push(
+        `**Slow single answers** (one request at a time, after \`/readyz\` said ready): ${check.result}. ` +
+          (gc ? `A garbage collection stops its thread for as long: during the mix the pauses reached ${ms(gc.saturation.max)} ms (p99 ${ms(gc.saturation.p99)} ms; Garbage collection). ` : '') +
+          'A request that meets one, or a time slice given to another process on the shared machine, takes that long whatever it asks.',
+      );
+    } else if (check.target.startsWith('geoapi RSS')) {
+      if (out.some((line) => line.startsWith('**Memory**'))) continue;
+      const summary = data.summaries.find((s) => s.name === 'geoapi')!;
+      const threads = data.workerMemory;
+      const cache = data.responseCache;
+      out.push(
+        `**Memory** after the load runs (${mib(summary.rssAfterLoad)}): the snapshot once (${mib(data.setup.snapshotBytes)}, shared by the threads), ` +
+          `${mib(summary.fileRssAfterLoad)} mapped from files (the node binary and libraries, shared with other processes)` +
+          (threads ? `, the worker threads’ V8 heaps ${mib(threads.heapTotalBytes)} and what their objects hold outside them ${mib(threads.externalBytes)} (prepared index arrays built by each thread, response bodies${cache ? `: the caches hold ${mib(cache.bytes)}` : ''}, bodies not yet collected)` : '') +
+          `; the rest is the main thread’s heap, thread stacks, compiled code and what the allocator keeps. Each worker thread adds its own heap and its own prepared indexes: fewer threads, less memory.`,
+      );
     } else {
       const system: SystemName = check.target.includes('PostgreSQL') ? 'postgres' : 'naive';
       const weakest = OPERATIONS.map((op) => {
@@ -382,9 +456,18 @@ export function renderReport(data: ReportData): string {
     '',
     startupTable(data),
     '',
-    'Resident memory is VmRSS from /proc summed over the server’s processes (geoapi: one process, its worker threads share the snapshot; the baselines: the cluster primary and its workers).',
+    'Resident memory is VmRSS from /proc summed over the server’s processes (geoapi: one process, its worker threads share the snapshot; the baselines: the cluster primary and its workers); “files” is the part mapped from files (RssFile: the node binary and libraries, shared with other processes running them). ' +
+      'geoapi’s “RSS after start” is measured once it is ready (`/readyz` answers 200: every worker thread has prepared its indexes); “spawn → ready” is when that happened. Every geoapi run of this report starts after it.',
+    '',
+    cacheLine(data),
     '',
     SECTIONS[6],
+    '',
+    `geoapi’s garbage collections during the mix (every thread; parsed from V8’s \`--trace-gc\` lines, which the report turns on for geoapi). A pause stops its thread’s JavaScript, so the requests on that thread wait for it; incremental marking steps (before a mark-compact) pause too, briefly.`,
+    '',
+    gcTable(data),
+    '',
+    SECTIONS[7],
     '',
     `The three searches at saturation on ${data.growth.map((p) => `${p.percent} %`).join(', ')} of the cities (deterministic samples by id, each contained in the next; same queries at every size, drawn from the smallest sample), ${o.growthSeconds} s per run.`,
     '',
@@ -392,21 +475,21 @@ export function renderReport(data: ReportData): string {
     '',
     growthSummary(data),
     '',
-    SECTIONS[7],
+    SECTIONS[8],
     '',
     `The first ${o.validationSample} requests of each operation, sent to every system; a baseline’s answer counts as the same when its JSON equals geoapi’s value for value (postcode cursors are opaque: only their presence is compared).`,
     '',
     parityTable(data),
     '',
-    SECTIONS[8],
+    SECTIONS[9],
     '',
     ...limits(data, checks).map((line) => `- ${line}`),
     '',
-    `geoapi’s cost per answer without any queueing: the first ${int(o.serviceSample)} requests of each list, one at a time on one keep-alive connection, before the load runs (its caches cold for them; times include the loopback round trip):`,
+    `geoapi’s cost per answer without any queueing: the first ${int(o.serviceSample)} requests of each list, one at a time on one keep-alive connection, once it is ready and before the load runs (its caches cold for them; times include the loopback round trip):`,
     '',
     serviceTable(data),
     '',
-    SECTIONS[9],
+    SECTIONS[10],
     '',
     '```sh',
     'npm run bench:report            # full dataset (../shared/data/csc); writes bench/REPORT.md',
@@ -416,7 +499,7 @@ export function renderReport(data: ReportData): string {
     'Options: `--out <file>`, `--data <dataset dir>`, `--snapshot <dir>` (reuse a built snapshot of the same dataset), `--no-postgres`, `--seconds <s>` (saturation runs), `--fixed-seconds <s>`, `--growth-seconds <s>`, `--workers <n>`, `--node-loadgen` (no wrk). ' +
       'PostgreSQL 15 is started as a throwaway cluster from the Debian `postgresql-15` binaries; wrk is the Debian `wrk` package (without it the Node generator measures saturation too).',
     '',
-    SECTIONS[10],
+    SECTIONS[11],
     '',
     `- Workload (seed ${o.seed}): ${o.requestsPerOperation.toLocaleString('en-US')} requests per operation drawn from the dataset — states of random countries, cities of random states, country detail by alpha-2 or alpha-3, postcodes of random records (some in lower case) and first pages of postcode lists (plain, \`q\` = the first 2–3 characters of a code, or a \`state_code\`), autocomplete prefixes of 2 to 6 characters of random city names (half lower-cased), city names with one typo (fuzzy), points within ~5 km of random cities (nearby, default radius 25 km and limit 20), E.164 numbers of random countries (phone parse). Each run rotates through its list from the start.`,
     `- The mix (${data.results.length > 0 ? int(o.mixSize) : 0} requests, shuffled): ${OPERATIONS.map((op) => `${OPERATION_LABELS[op]} ${MIX_WEIGHTS[op]} %`).join(', ')}.`,

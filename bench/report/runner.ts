@@ -15,7 +15,8 @@ import type { LoadResult } from './load/loadgen.js';
 import { describeMachine, loadAverage, type Machine } from './machine.js';
 import { clusterPids, postgresUnavailable, startCluster, type PgCluster } from './postgres/cluster.js';
 import { loadSchema } from './postgres/load.js';
-import { cpuSeconds, freePort, get, machineBusySeconds, processTree, pssBytes, serviceTimes, startServer, stealSeconds, stopServer, tcpRetransmits, treeRssBytes, type RunningServer, type ServiceTimes } from './processes.js';
+import { cpuSeconds, fileRssBytes, freePort, get, machineBusySeconds, processTree, pssBytes, serviceTimes, startServer, stealSeconds, stopServer, tcpRetransmits, treeRssBytes, waitReady, type RunningServer, type ServiceTimes } from './processes.js';
+import { summarizeGc, type GcSummary } from './gc.js';
 import { compareBodies } from './validate.js';
 import { generateWorkload, OPERATIONS, SEARCH_OPERATIONS, type Operation, type SearchOperation, type Workload } from './workload.js';
 
@@ -83,9 +84,13 @@ export interface WorkloadResult {
 export interface SystemSummary {
   name: SystemName;
   startupMs: number;
+  /** geoapi: spawn → /readyz 200 (every thread has prepared its indexes), median like startupMs; null for the baselines. */
+  readyMs: number | null;
   /** Resident memory after start and after the load phase (bytes; all processes of the server). */
   rssAfterStart: number;
   rssAfterLoad: number;
+  /** Of rssAfterLoad, the pages mapped from files (the node binary and libraries: shared with every other process running them). */
+  fileRssAfterLoad: number;
   /** PostgreSQL's own processes (proportional set size, after the load phase). */
   databasePss: number | null;
 }
@@ -125,6 +130,12 @@ export interface ReportData {
   responseBytes: Partial<Record<Operation, { mean: number; max: number }>>;
   /** geoapi, one request at a time on cold caches: the first requests of each list. */
   serviceTimes: Partial<Record<Operation, ServiceTimes>>;
+  /** geoapi's garbage collection pauses (--trace-gc, every thread) during the mix's saturation and fixed-rate runs. */
+  gc: { saturation: GcSummary; saturationSeconds: number; fixed: GcSummary | null; fixedSeconds: number } | null;
+  /** geoapi's response caches after the load runs (its metrics listener): budget, bytes held, lookups. */
+  responseCache: { budgetBytes: number; bytes: number; entries: number; hits: number; misses: number } | null;
+  /** geoapi's worker threads after the load runs (its metrics listener), summed: V8 heaps and the memory their objects hold outside them. */
+  workerMemory: { heapTotalBytes: number; externalBytes: number } | null;
   growth: GrowthPoint[];
   errors: string[];
 }
@@ -133,6 +144,21 @@ interface LiveSystem {
   name: SystemName;
   server: RunningServer;
   pids(): number[];
+  /** spawn → ready (geoapi: /readyz answers 200), ms. */
+  readyMs: number;
+  /** geoapi's metrics listener. */
+  metricsUrl: string | null;
+}
+
+/** One sample of a Prometheus text exposition, summed over the label sets that contain `labels`. */
+function sampleSum(text: string, name: string, labels = ''): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name} `) && !line.startsWith(`${name}{`)) continue;
+    if (labels !== '' && !line.includes(labels)) continue;
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
 }
 
 /**
@@ -252,23 +278,27 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       const port = await freePort();
       let server: RunningServer;
       if (name === 'geoapi') {
+        const metricsPort = await freePort();
+        // --trace-gc: every thread's collections on stdout (gc.ts reads the mix's).
         server = await startServer(
           'geoapi',
-          [CLI, 'serve', '--snapshot', snapshots.get(percent)!, '--keys', keysFile, '--policy', policyFile, '--port', String(port), '--threads', String(options.workers), '--host', '127.0.0.1'],
+          ['--trace-gc', CLI, 'serve', '--snapshot', snapshots.get(percent)!, '--keys', keysFile, '--policy', policyFile, '--port', String(port), '--threads', String(options.workers), '--host', '127.0.0.1', '--metrics-port', String(metricsPort)],
           port,
           probePath,
           key,
           { ...process.env, GEOAPI_QUOTA: 'memory', GEOAPI_QUOTA_STATE_FILE: join(tmp, `quota-${percent}-${port}.json`) },
         );
-        return { name, server, pids: () => processTree(server.child.pid!) };
+        // Measured runs start once it is ready: every thread has prepared its indexes.
+        const readyMs = await waitReady(server, '/readyz');
+        return { name, server, pids: () => processTree(server.child.pid!), readyMs, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
       }
       if (name === 'naive') {
         server = await startServer('naive', [NAIVE, samples.get(percent)!, String(port), String(options.workers)], port, probePath, key);
-        return { name, server, pids: () => processTree(server.child.pid!) };
+        return { name, server, pids: () => processTree(server.child.pid!), readyMs: server.startupMs, metricsUrl: null };
       }
       const pg = cluster!;
       server = await startServer('postgres', [PG_SERVER, '-', String(port), String(options.workers), pg.host, String(pg.port), pg.user, `ds${percent}`], port, probePath, key);
-      return { name, server, pids: () => [...processTree(server.child.pid!), ...clusterPids(pg.postmasterPid())] };
+      return { name, server, pids: () => [...processTree(server.child.pid!), ...clusterPids(pg.postmasterPid())], readyMs: server.startupMs, metricsUrl: null };
     };
 
     // ---- the three servers on the full dataset -------------------------------------------------
@@ -277,17 +307,28 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       // geoapi's startup is a target: the median of three starts (the others start once).
       const runs = name === 'geoapi' && !options.smoke ? 3 : 1;
       const startups: number[] = [];
+      const readies: number[] = [];
       let system: LiveSystem | null = null;
       for (let i = 0; i < runs; i++) {
         if (system) await stopServer(system.server);
         system = await startSystem(name, 100);
         startups.push(system.server.startupMs);
+        readies.push(system.readyMs);
       }
       live.push(system!);
       startups.sort((a, b) => a - b);
+      readies.sort((a, b) => a - b);
       await new Promise((resolve) => setTimeout(resolve, 500));
-      summaries.push({ name, startupMs: startups[startups.length >> 1]!, rssAfterStart: treeRssBytes(system!.server.child.pid!), rssAfterLoad: 0, databasePss: null });
-      log(`${name}: first answer ${startups.map((ms) => ms.toFixed(0)).join(' / ')} ms after spawn`);
+      summaries.push({
+        name,
+        startupMs: startups[startups.length >> 1]!,
+        readyMs: name === 'geoapi' ? readies[readies.length >> 1]! : null,
+        rssAfterStart: treeRssBytes(system!.server.child.pid!),
+        rssAfterLoad: 0,
+        fileRssAfterLoad: 0,
+        databasePss: null,
+      });
+      log(`${name}: first answer ${startups.map((ms) => ms.toFixed(0)).join(' / ')} ms after spawn${name === 'geoapi' ? `, ready ${readies.map((ms) => ms.toFixed(0)).join(' / ')} ms` : ''}`);
     }
     const byName = (name: SystemName): LiveSystem => live.find((s) => s.name === name)!;
 
@@ -334,6 +375,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     // ---- per operation and the mix: saturation, then half of geoapi's peak ----------------------
     const driver = makeDriver({ useWrk: options.useWrk, connections: options.connections, warmupSeconds: options.warmupSeconds, scriptDir: tmp });
     const results: WorkloadResult[] = [];
+    let gc: ReportData['gc'] = null;
     const names: WorkloadName[] = [...OPERATIONS, 'mix'];
     for (const [index, name] of names.entries()) {
       // Rotate who goes first, so no system always runs right after another's heaviest load.
@@ -347,8 +389,12 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
         const busyBefore = machineBusySeconds();
         const retransmitsBefore = tcpRetransmits();
         const t = performance.now();
+        const traceFrom = system.server.output().length;
         const saturation = await driver.saturate(system.server.port, key, pathsFile(name), options.seconds);
         const wall = (performance.now() - t) / 1000;
+        if (name === 'mix' && system.name === 'geoapi') {
+          gc = { saturation: summarizeGc(system.server.output().slice(traceFrom)), saturationSeconds: wall, fixed: null, fixedSeconds: 0 };
+        }
         const saturationRetransmits = tcpRetransmits() - retransmitsBefore;
         result.bySystem[system.name] = {
           saturation,
@@ -377,8 +423,13 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
         const retransmitsBefore = tcpRetransmits();
         const stealBefore = stealSeconds();
         const t = performance.now();
+        const traceFrom = system.server.output().length;
         stats.fixed = await driver.fixedRate(system.server.port, key, pathsFile(name), options.fixedSeconds, result.targetRate);
         const wall = (performance.now() - t) / 1000;
+        if (name === 'mix' && system.name === 'geoapi' && gc !== null) {
+          gc.fixed = summarizeGc(system.server.output().slice(traceFrom));
+          gc.fixedSeconds = wall;
+        }
         stats.fixedRetransmits = tcpRetransmits() - retransmitsBefore;
         stats.fixedServerCores = (cpuSeconds(pids) - cpuBefore) / wall;
         stats.fixedMachineCores = (machineBusySeconds() - busyBefore) / wall;
@@ -391,9 +442,27 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           `at ${result.targetRate} req/s geoapi p99 ${result.bySystem.geoapi!.fixed?.p99.toFixed(2) ?? '–'} ms`,
       );
     }
+    let responseCache: ReportData['responseCache'] = null;
+    let workerMemory: ReportData['workerMemory'] = null;
     for (const system of live) {
       const summary = summaries.find((s) => s.name === system.name)!;
       summary.rssAfterLoad = treeRssBytes(system.server.child.pid!);
+      summary.fileRssAfterLoad = fileRssBytes(system.pids());
+      if (system.metricsUrl !== null) {
+        try {
+          const text = (await get(system.metricsUrl, key)).body;
+          responseCache = {
+            budgetBytes: sampleSum(text, 'geoapi_response_cache_budget_bytes'),
+            bytes: sampleSum(text, 'geoapi_response_cache_bytes'),
+            entries: sampleSum(text, 'geoapi_response_cache_entries'),
+            hits: sampleSum(text, 'geoapi_cache_lookups_total', 'result="hit"'),
+            misses: sampleSum(text, 'geoapi_cache_lookups_total', 'result="miss"'),
+          };
+          workerMemory = { heapTotalBytes: sampleSum(text, 'geoapi_worker_heap_total_bytes'), externalBytes: sampleSum(text, 'geoapi_worker_external_bytes') };
+        } catch (error) {
+          errors.push(`geoapi metrics: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
       if (system.name === 'postgres' && cluster) summary.databasePss = pssBytes(clusterPids(cluster.postmasterPid()));
     }
 
@@ -441,6 +510,9 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       parity,
       responseBytes,
       serviceTimes: geoapiServiceTimes,
+      gc,
+      responseCache,
+      workerMemory,
       growth,
       errors,
     };

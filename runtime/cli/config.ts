@@ -38,7 +38,8 @@ function integerSetting(name: string, value: string | undefined, min: number, ma
  * The response cache budget in bytes: --response-cache-mb / GEOAPI_RESPONSE_CACHE_MB (MiB, 0 = off),
  * else from the variables it replaced, read as before: the body memo's MiB (lenient: anything but
  * a positive number is its old default 64) plus the postcode cache's MiB (default 32), or off when
- * GEOAPI_POSTCODE_CACHE_ENTRIES is 0; else 128 MiB.
+ * GEOAPI_POSTCODE_CACHE_ENTRIES is 0; else DEFAULT_RESPONSE_CACHE_BYTES. One budget for the whole
+ * process: each worker thread's cache gets an equal share (runtime/http/server.ts).
  */
 function responseCacheBytesFrom(flag: string | undefined, env: Env): number {
   const mib = integerSetting('--response-cache-mb', flag ?? env['GEOAPI_RESPONSE_CACHE_MB'], 0, 1024 * 1024);
@@ -199,6 +200,6 @@ export function describeConfig(config: GeoapiConfig): string[] {
     `postcode cursors: ${operations.cursorSecret === null ? 'random secret per process (GEOAPI_CURSOR_SECRET not set)' : 'GEOAPI_CURSOR_SECRET set'}${previous > 0 ? `, ${previous} previous secret${previous === 1 ? '' : 's'} accepted` : ''}`,
     `console: ${config.console ? '/console on, with an in-memory playground key (shared Playground quota)' : 'off (--console turns it on)'}; OpenAPI document at /openapi.json`,
     `metrics: ${config.observability.metricsPort === null ? 'off (--metrics-port)' : `on ${config.observability.metricsHost}:${config.observability.metricsPort}`}; access log: ${config.observability.accessLog ? 'on' : 'off'}; slow requests logged from ${config.observability.slowMs} ms`,
-    `response cache per thread: ${config.responseCacheBytes === 0 ? 'off' : mib(config.responseCacheBytes)}`,
+    `response cache: ${config.responseCacheBytes === 0 ? 'off' : `${mib(config.responseCacheBytes)} for the process (${mib(Math.floor(config.responseCacheBytes / config.threads))} per thread)`}`,
   ];
 }

@@ -23,11 +23,11 @@ export const USAGE = `usage: geoapi <command> [options]
                              [--pid-file <file>] where geoapi reload finds it (GEOAPI_PID_FILE;
                              default <snapshot dir>.pid). SIGHUP reloads keys, policy and snapshot;
                              a snapshot replaced on disk is swapped in (GEOAPI_SNAPSHOT_WATCH=off: not)
+                             [--response-cache-mb <n>] budget in MiB of all response caches together,
+                             shared out between the threads; 0 = off (GEOAPI_RESPONSE_CACHE_MB; default 32)
   reload [--snapshot <dir>] [--pid-file <file>]
                              tell the running server to switch to the snapshot now on disk
                              (SIGHUP to the pid in <snapshot dir>.pid; default: start's snapshot)
-                             [--response-cache-mb <n>] each thread's response cache budget in MiB,
-                             0 = off (GEOAPI_RESPONSE_CACHE_MB; default 128)
   build [--source <dir>|npm] [--out <dir>]
                              build a snapshot from a dataset
   keys add --plan <plan> [--name <text>] [--expires <YYYY-MM-DD|ISO time>] [--file <file>]

@@ -36,6 +36,8 @@ export interface WorkerState {
   keys: KeyIndex;
   quota: QuotaGate;
   draining: boolean;
+  /** Every thread has run its preparation steps (the main thread says so): /readyz answers ready from then on. */
+  warm: boolean;
 }
 
 export interface AppOptions {
@@ -207,7 +209,7 @@ export function buildApp(options: AppOptions): BuiltApp {
   refreshPolicy();
 
   // Before the operations: /healthz and /readyz, without a key, neither counted nor logged.
-  registerProbes(app, { draining: () => state.draining });
+  registerProbes(app, { draining: () => state.draining, warm: () => state.warm });
   for (const route of routes) {
     app.get(route.op.path, (res, req) => serveRequest(scope, route, res, req, false));
     // HEAD: the GET's pipeline, status and headers (Content-Length of the GET's body), no body.

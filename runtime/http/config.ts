@@ -33,9 +33,9 @@ export interface GeoapiConfig {
   /** Settings of the operations: postcode cursor secrets. */
   operations: OperationSettings;
   /**
-   * Budget in bytes of each thread's one response cache (every operation's rendered bodies, their
-   * compressed variants and ETags): --response-cache-mb / GEOAPI_RESPONSE_CACHE_MB, else 128 MiB;
-   * 0 turns it off.
+   * Budget in bytes of all response caches of the process together (every operation's rendered
+   * bodies, their compressed variants and ETags; each worker thread's cache gets an equal share):
+   * --response-cache-mb / GEOAPI_RESPONSE_CACHE_MB, else DEFAULT_RESPONSE_CACHE_BYTES; 0 turns it off.
    */
   responseCacheBytes: number;
   /** Serve the interactive console at /console with an in-memory playground key: --console / GEOAPI_CONSOLE=1. */

@@ -36,7 +36,7 @@ export interface WorkerInit {
   quota: QuotaShared | null;
   /** The operations' settings, with the cursor secret the main thread drew when none was configured. */
   operationSettings: OperationSettings & { cursorSecret: string };
-  /** Budget of each thread's response cache, in bytes (0: off). */
+  /** Budget of this thread's response cache, in bytes (0: off): its share of the process's one budget (GeoapiConfig.responseCacheBytes / threads). */
   responseCacheBytes: number;
   policyText: string;
   policySource: string;
@@ -62,7 +62,9 @@ export type MainToWorker =
   | { type: 'snapshot-commit'; generation: number }
   | { type: 'snapshot-abort'; generation: number }
   | { type: 'stop' }
-  | { type: 'metrics'; id: number };
+  | { type: 'metrics'; id: number }
+  /** Every thread has finished preparing its first store: /readyz may answer ready. */
+  | { type: 'warm' };
 
 export interface StoreSummary {
   dataVersion: string;
@@ -73,6 +75,8 @@ export type WorkerToMain =
   | { type: 'loaded'; build: UwsBuild; store: StoreSummary; operations: number; skippedKeys: string[] }
   | { type: 'listening'; port: number }
   | { type: 'listen-failed'; port: number }
+  /** This thread has run its store's preparation steps (at once with the test seam, which has none). */
+  | { type: 'warmed'; ms: number }
   | { type: 'snapshot-prepared'; generation: number }
   | { type: 'snapshot-failed'; generation: number; message: string }
   | { type: 'fatal'; message: string }

@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import { compress, type Encoding } from './encoding.js';
 
-/** Default budget of a worker's response cache (GEOAPI_RESPONSE_CACHE_MB). */
-export const DEFAULT_RESPONSE_CACHE_BYTES = 128 * 1024 * 1024;
+/** Default budget of all the response caches of a process together, split evenly between the worker threads (GEOAPI_RESPONSE_CACHE_MB; README: memory). */
+export const DEFAULT_RESPONSE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** A strong ETag: SHA-1 (base64url, 27 characters) of the parts, quoted. */
 export function strongEtag(...parts: readonly (string | Uint8Array)[]): string {

@@ -75,6 +75,16 @@ export class ServerStartError extends Error {
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 
+/**
+ * Each worker thread's V8 young generation, in MiB (two semi-spaces of a third each, and the
+ * large-object part). V8 grows it to 48 MiB (16 MiB semi-spaces) under load; each worker then
+ * keeps 32 MiB of it resident, which one process of several threads pays per thread. Requests
+ * allocate short-lived objects only, so a smaller one collects more often but no longer (the
+ * pause follows what survives, not the size): 12 MiB (4 MiB semi-spaces) saves ~25 MiB per thread
+ * (bench/REPORT.md: Startup and memory, Garbage collection).
+ */
+const WORKER_YOUNG_GENERATION_MB = 12;
+
 function moduleUrl(specifier: string): string {
   return /^(file|data):/.test(specifier) ? specifier : pathToFileURL(resolve(specifier)).href;
 }
@@ -196,7 +206,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     operationsModule,
     quota: quota.shared,
     operationSettings: { ...config.operations, cursorSecret: cursorSecretOf(config, log) },
-    responseCacheBytes: config.responseCacheBytes,
+    // One budget for the process: each thread's cache gets its share.
+    responseCacheBytes: Math.floor(config.responseCacheBytes / threads),
     policyText,
     policySource: policyFile,
     aliasHeaders,
@@ -225,15 +236,26 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
   const allExited = (): Promise<void> => Promise.all(handles.map((handle) => handle.exited)).then(() => undefined);
 
+  // Readiness: /readyz answers ready once every thread has run its preparation steps.
+  const warmThreads = new Set<number>();
+  const warmed = (threadIndex: number, ms: number): void => {
+    if (warmThreads.size === threads) return; // a swap's preparation: the server stays ready
+    warmThreads.add(threadIndex);
+    if (warmThreads.size < threads) return;
+    if (ms > 0) log(`warm: every thread has prepared its indexes (the last in ${Math.round(ms)} ms); /readyz answers ready`);
+    for (const handle of handles) handle.worker.postMessage({ type: 'warm' } satisfies MainToWorker);
+  };
+
   for (let threadIndex = 0; threadIndex < threads; threadIndex++) {
-    const worker = new Worker(WORKER_URL, { workerData: { ...init, threadIndex } satisfies WorkerInit });
+    const worker = new Worker(WORKER_URL, { workerData: { ...init, threadIndex } satisfies WorkerInit, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     const handle: WorkerHandle = {
       worker,
       waiting: null,
       exited: new Promise<number>((resolveExit) => worker.once('exit', resolveExit)),
     };
     worker.on('message', (message: WorkerToMain) => {
-      if (message.type === 'log') logger[levelOf(message.message)]({ thread: threadIndex }, message.message);
+      if (message.type === 'warmed') warmed(threadIndex, message.ms);
+      else if (message.type === 'log') logger[levelOf(message.message)]({ thread: threadIndex }, message.message);
       else if (message.type === 'log-line') (options.log ?? stderrSink)(message.line);
       else if (message.type === 'metrics') metricsReplies.get(message.id)?.(message.metrics);
       else if (handle.waiting) {

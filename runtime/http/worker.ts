@@ -14,6 +14,7 @@ import { collectSoon } from './collect.js';
 import type { MainToWorker, OperationsModule, WorkerInit, WorkerToMain } from './protocol.js';
 import { createLogger, levelOf } from './log.js';
 import { RequestObserver } from './observe.js';
+import { threadMetrics } from './thread-metrics.js';
 import { loadUws, type UwsListenSocket } from './uws.js';
 
 const port = parentPort!;
@@ -78,9 +79,9 @@ async function main(): Promise<void> {
   const { operations, store } = await loadOperationsAndStore();
   checkOperations(operations, policy);
   let keySnapshot: KeySnapshot = init.keys;
-  const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false };
+  const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false, warm: false };
   const observer = new RequestObserver(operations.map((op) => op.name), init.observe, (event, level, message) => requestLogger[level](event, message));
-  const { app, refreshPolicy, swapStore } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, log, console: init.console, observer });
+  const { app, refreshPolicy, swapStore, responses } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, log, console: init.console, observer });
   let listenSocket: UwsListenSocket | null = null;
   /** The store opened by snapshot-prepare, waiting for its commit. */
   let prepared: { generation: number; store: Store } | null = null;
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
           break;
         }
         case 'metrics':
-          post({ type: 'metrics', id: message.id, metrics: observer.metrics?.toJson() ?? [] });
+          post({ type: 'metrics', id: message.id, metrics: [...(observer.metrics?.toJson() ?? []), ...threadMetrics(responses().stats())] });
           break;
         case 'keys':
           keySnapshot = message.keys;
@@ -139,6 +140,9 @@ async function main(): Promise<void> {
           collectSoon(GC_AFTER_SWAP_MS);
           break;
         }
+        case 'warm':
+          state.warm = true;
+          break;
         case 'snapshot-abort':
           if (prepared?.generation === message.generation) prepared = null;
           break;
@@ -169,20 +173,26 @@ async function main(): Promise<void> {
   });
   // A test seam's store may lack sections the preparation reads: only the real one is prepared.
   if (init.operationsModule === null) prepareInTurns(store);
+  else post({ type: 'warmed', ms: 0 });
 }
 
 /** The store whose preparation runs; a swap replaces it, which ends the previous one's. */
 let preparing: Store | null = null;
 
-/** Runs the engine's preparation steps one per event-loop turn (requests are served in between). */
+/**
+ * Runs the engine's preparation steps one per event-loop turn (requests are served in between),
+ * then tells the main thread, which makes /readyz answer ready once every thread has.
+ */
 function prepareInTurns(store: Store): void {
   preparing = store;
+  const started = performance.now();
   const steps = preparationStepsFor(store);
   const next = (): void => {
     if (preparing !== store) return;
     const step = steps.shift();
     if (!step) {
       preparing = null;
+      post({ type: 'warmed', ms: performance.now() - started });
       return;
     }
     try {

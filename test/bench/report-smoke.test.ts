@@ -30,6 +30,13 @@ describe('bench:report --smoke', () => {
 
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** The text of one section, heading to the next heading. */
+  const sectionText = (heading: (typeof SECTIONS)[number]): string => {
+    const i = SECTIONS.indexOf(heading);
+    const start = report.indexOf(`\n${heading}\n`);
+    return report.slice(start, i + 1 < SECTIONS.length ? report.indexOf(`\n${SECTIONS[i + 1]}\n`) : report.length);
+  };
+
   it('compares against PostgreSQL whenever PostgreSQL 15 is installed (always in CI)', () => {
     if (process.env.CI === 'true') assert.ok(withPostgres, `CI must have PostgreSQL 15: ${postgresUnavailable()}`);
     assert.equal(report.includes('PostgreSQL: not run'), !withPostgres, stderr);
@@ -46,7 +53,7 @@ describe('bench:report --smoke', () => {
   });
 
   it('measures every operation and the mix for every system', () => {
-    const throughput = report.slice(report.indexOf(SECTIONS[3]), report.indexOf(SECTIONS[4]));
+    const throughput = sectionText('## Throughput at saturation');
     for (const op of OPERATIONS) {
       const row = throughput.split('\n').find((line) => line.startsWith(`| ${OPERATION_LABELS[op]} |`));
       assert.ok(row, `no throughput row for ${op}`);
@@ -63,11 +70,36 @@ describe('bench:report --smoke', () => {
   });
 
   it('finds the baselines answering exactly like geoapi on the fixture', () => {
-    const parity = report.slice(report.indexOf(SECTIONS[7]), report.indexOf(SECTIONS[8]));
+    const parity = sectionText('## Answer parity');
     for (const op of OPERATIONS) {
       const row = parity.split('\n').find((line) => line.startsWith(`| ${OPERATION_LABELS[op]} |`));
       assert.ok(row, `no parity row for ${op}`);
       for (const [, same, total] of row.matchAll(/(\d+)\/(\d+) \(shape/g)) assert.equal(same, total, row);
+    }
+  });
+
+  it('reports geoapi’s memory against the snapshot, its warm-up and its response caches', () => {
+    assert.match(report, /\| geoapi RSS after start ≤ 1\.5× the snapshot’s size on disk \([\d,]+ MiB\) \| [\d,]+ MiB \([\d.]+×\) \| \*\*(not )?met\*\* \|/);
+    assert.match(report, /\| geoapi RSS after all load runs ≤ 2× the snapshot’s size on disk \([\d,]+ MiB\) \| [\d,]+ MiB \([\d.]+×\) \| \*\*(not )?met\*\* \|/);
+    assert.match(report, /\| geoapi’s slowest single answer ≤ 5 ms, every operation, one request at a time [^|]* \| (worst [\d.]+ ms|\d+ of 10 above: [^|]*`[^`]+`[^|]*) \| \*\*(not )?met\*\* \|/);
+    const memory = sectionText('## Startup and memory');
+    // spawn → first 200, spawn → ready (not before the first answer), RSS after start, after load.
+    const row = /\n\| geoapi \| ([\d,]+) ms \| ([\d,]+) ms \| [\d,]+ MiB \| [\d,]+ MiB \(files [\d,]+ MiB\) \|/.exec(memory);
+    assert.ok(row, memory);
+    assert.ok(Number(row[2]!.replace(/,/g, '')) >= Number(row[1]!.replace(/,/g, '')), row[0]);
+    assert.match(memory, /response caches after the load runs \(its metrics listener\): [\d,]+ MiB held of a [\d,]+ MiB budget for the whole process, [\d,]+ answers; hit ratio [\d.]+ % over [\d,]+ lookups/);
+  });
+
+  it('reports geoapi’s garbage collection pauses during the mix', () => {
+    const gc = sectionText('## Garbage collection');
+    for (const run of ['mix at saturation', 'mix at half its peak']) {
+      const row = new RegExp(`\\n\\| ${run} \\([\\d]+ s\\) \\| ([\\d,]+) \\(([\\d,]+) / ([\\d,]+)\\) \\| ([\\d.]+) / ([\\d.]+) / ([\\d.]+) \\| [\\d.]+ % \\| [\\d.]+ \\|`).exec(gc);
+      assert.ok(row, `no GC row for ${run}:\n${gc}`);
+      const [count, scavenges, markCompacts] = row.slice(1, 4).map((n) => Number(n.replace(/,/g, '')));
+      // Sub-second smoke runs may see no collection at all: the parsing itself is tested in gc.test.ts.
+      assert.equal(scavenges! + markCompacts!, count, row[0]);
+      const [p50, p99, max] = row.slice(4, 7).map(Number);
+      assert.ok(p50! <= p99! && p99! <= max!, row[0]);
     }
   });
 

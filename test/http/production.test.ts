@@ -109,6 +109,18 @@ describe('geoapi in production', () => {
     });
   });
 
+  it('metrics show the response caches against their one budget, and the worker threads\' heaps', async () => {
+    // Two threads share the default budget; a cached answer is held by the thread that rendered it.
+    for (let i = 0; i < 4; i++) assert.equal((await server.get('/v1/countries/US/postcodes/94105', { plan: 'business' })).status, 200);
+    const text = (await request(server.metricsUrl!)).body;
+    assert.equal(sample(text, 'geoapi_response_cache_budget_bytes', {}), 32 * 1024 * 1024);
+    assert.ok(sample(text, 'geoapi_response_cache_entries', {})! >= 1, text);
+    assert.ok(sample(text, 'geoapi_response_cache_bytes', {})! > 0);
+    assert.ok(sample(text, 'geoapi_cache_lookups_total', { cache: 'postcodeLookup', result: 'hit' })! >= 1, 'four lookups of one answer on two threads: at least one hit');
+    assert.equal(sample(text, 'geoapi_response_cache_evictions_total', {}), 0);
+    for (const name of ['geoapi_worker_heap_used_bytes', 'geoapi_worker_heap_total_bytes', 'geoapi_worker_external_bytes']) assert.ok(sample(text, name, {})! > 0, name);
+  });
+
   describe('HEAD', () => {
     it('HEAD on an operation answers the GET\'s status and headers, Content-Length of its body, and no body', async () => {
       for (const path of ['/v1/countries', '/v1/test/big', '/v1/countries/NOPE/states/X/cities?bad=1']) {

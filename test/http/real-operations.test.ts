@@ -38,3 +38,21 @@ describe('real operations behind the HTTP layer', () => {
     }
   });
 });
+
+describe('readiness with the real engine', () => {
+  it('/readyz answers ready only after every thread has run its preparation steps', async () => {
+    // The default snapshot prepares in a few milliseconds: the 503 `warming` before is seldom
+    // seen here, so what is checked is the order: the main thread's `warm` line, then ready.
+    const line = await server.waitForLog(/warm: every thread has prepared its indexes/);
+    assert.match(line, /\/readyz answers ready/);
+    let ready = await server.get('/readyz');
+    // The workers hear of it by message, just after the line.
+    for (let i = 0; i < 100 && ready.status !== 200; i++) {
+      assert.deepEqual(ready.json(), { status: 'warming' });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      ready = await server.get('/readyz');
+    }
+    assert.equal(ready.status, 200);
+    assert.deepEqual(ready.json(), { status: 'ready' });
+  });
+});

@@ -1,0 +1,24 @@
+// What a worker thread holds, as gauges added to its counters on each scrape (summed over the
+// threads by the main thread, metrics-server.ts): its response cache (bytes held, budget,
+// entries, evictions) and its V8 heap. prom-client's default `geoapi_nodejs_heap_*` metrics
+// describe the main thread's heap only; every worker has a heap of its own.
+import { getHeapStatistics } from 'node:v8';
+import type { MetricJson } from './observe.js';
+import type { ResponseCacheStats } from './response-cache.js';
+
+function gauge(name: string, help: string, value: number): MetricJson {
+  return { name, help, type: 'gauge', aggregator: 'sum', values: [{ value, labels: {} }] };
+}
+
+export function threadMetrics(cache: ResponseCacheStats): MetricJson[] {
+  const heap = getHeapStatistics();
+  return [
+    gauge('geoapi_response_cache_bytes', 'Bytes held by the response caches (bodies, compressed variants, keys), all threads.', cache.bytes),
+    gauge('geoapi_response_cache_budget_bytes', 'Byte budget of the response caches, all threads together (--response-cache-mb).', cache.budgetBytes),
+    gauge('geoapi_response_cache_entries', 'Answers held by the response caches, all threads.', cache.entries),
+    { name: 'geoapi_response_cache_evictions_total', help: 'Answers dropped from the response caches to stay within the budget (since the snapshot was loaded).', type: 'counter', aggregator: 'sum', values: [{ value: cache.evictions, labels: {} }] },
+    gauge('geoapi_worker_heap_used_bytes', 'V8 heap in use, summed over the worker threads (the snapshot is outside it).', heap.used_heap_size),
+    gauge('geoapi_worker_heap_total_bytes', 'V8 heap reserved, summed over the worker threads.', heap.total_heap_size),
+    gauge('geoapi_worker_external_bytes', 'Memory outside the V8 heaps held by the worker threads\' objects (response bodies, prepared index arrays; not the shared snapshot).', heap.external_memory),
+  ];
+}
