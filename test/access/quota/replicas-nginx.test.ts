@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { defaultSnapshotDir, REPO_ROOT, request } from '../../support/server.js';
 import { burst, ReplicaSetup } from './fixtures/replica.js';
-import { freePort, redisUnavailableReason } from './fixtures/redis-server.js';
+import { freePortBlock, redisUnavailableReason } from './fixtures/redis-server.js';
 
 const SCRIPT = path.join(REPO_ROOT, 'deploy/replicas/run-replicas.sh');
 
@@ -22,7 +22,8 @@ test('two replicas behind nginx sharing one Redis: 150 simultaneous requests on 
   const setup = new ReplicaSetup();
   const key = setup.key('community');
   const snapshot = await defaultSnapshotDir();
-  const port = await freePort();
+  // nginx on port, the replicas on port + 1 and + 2, the script's own Redis on port + 3.
+  const port = await freePortBlock(4);
   const child = spawn('bash', [SCRIPT, '--snapshot', snapshot, '--keys', setup.keysFile, '--policy', setup.policyFile, '--port', String(port), '--replicas', '2'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
