@@ -5,7 +5,8 @@
 // variantEtag). The ResponseCache maps a response key (responseKey: operation, path parameters,
 // canonical query, the caller's field tiers, the silently honoured features) to prepared bodies,
 // bounded by one budget in bytes (bodies, variants and keys), least recently used out first (second chance, no sorting), with
-// an optional age limit per entry. It belongs to the store it was filled from: a new snapshot gets
+// an optional age limit per entry. Cached bodies are views into one ring buffer per cache (see
+// `ring`), not an ArrayBuffer each. It belongs to the store it was filled from: a new snapshot gets
 // a new cache (runtime/http/app.ts, StoreState). Counters (hits, misses, …) are public for metrics.
 import { createHash } from 'node:crypto';
 import { compress, type Encoding } from './encoding.js';
@@ -133,12 +134,25 @@ export function responseKey(parts: ResponseKeyParts): string {
 }
 
 interface Entry {
+  key: string;
   prepared: PreparedBody;
+  /** The body's bytes in the ring: [start, end), written in lap `lap`. */
+  start: number;
+  end: number;
+  lap: number;
   /** Used since the eviction sweep last passed it: a hit only sets this (no Map reordering per request). */
   referenced: boolean;
+  /** Used since the ring's head last passed it (the ring's own second chance, apart from the sweep's). */
+  usedInLap: boolean;
   expiresAtMs: number;
   bytes: number;
 }
+
+/**
+ * The ring holding a cache's bodies is the budget's size, up to this: beyond it, bodies are
+ * evicted by the ring's laps before the byte budget fills.
+ */
+const MAX_RING_BYTES = 256 * 1024 * 1024;
 
 /** Bookkeeping per entry beyond its bytes (Map slot, objects): keeps many tiny answers bounded too. */
 const ENTRY_OVERHEAD_BYTES = 200;
@@ -160,6 +174,19 @@ export interface ResponseCacheStats {
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   private heldBytes = 0;
+  /**
+   * Cached bodies live in one ring buffer, allocated once, as views into it: an ArrayBuffer per
+   * body made V8 count every miss as external memory and start a full collection about every
+   * 25 MB of them (about twice a second under the report's mix). The head writes each new body
+   * after the last; an entry of the previous lap in its way is evicted, or, when used since it
+   * was written, kept in place and stepped over (a second chance). `ringQueue` holds the entries
+   * in ring order from `ringFront`: those of the previous lap (ahead of the head), then this lap's.
+   */
+  private ring: Buffer | null = null;
+  private ringHead = 0;
+  private ringLap = 0;
+  private ringQueue: Entry[] = [];
+  private ringFront = 0;
   /** Where the eviction sweep stands (null: start from the oldest entry). */
   private sweep: MapIterator<[string, Entry]> | null = null;
   hits = 0;
@@ -217,6 +244,7 @@ export class ResponseCache {
       return undefined;
     }
     entry.referenced = true;
+    entry.usedInLap = true;
     this.hits++;
     return entry.prepared;
   }
@@ -224,16 +252,23 @@ export class ResponseCache {
   /** Prepares `body` (bytes and ETag, computed once here) and keeps it under `key` until `expiresAtMs`. */
   insert(key: string, body: string | Uint8Array, expiresAtMs: number = Infinity): PreparedBody {
     // The same bytes (and so the same ETag) whether the handler rendered text or UTF-8 bytes.
-    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    const prepared = new PreparedBody(bytes, strongEtag(key, this.dataVersion, body));
-    const size = bytes.byteLength + key.length + prepared.etag!.length + ENTRY_OVERHEAD_BYTES;
-    if (size > this.budgetBytes) {
+    // `body` may be borrowed (a renderer's reused buffer): it is copied before this returns.
+    const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
+    const etag = strongEtag(key, this.dataVersion, body);
+    const size = length + key.length + etag.length + ENTRY_OVERHEAD_BYTES;
+    if (size > this.budgetBytes || length > Math.min(this.budgetBytes, MAX_RING_BYTES)) {
       this.notKept++;
-      return prepared;
+      return new PreparedBody(typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body), etag);
     }
     const old = this.entries.get(key);
     if (old !== undefined) this.drop(key, old);
-    const entry: Entry = { prepared, referenced: false, expiresAtMs, bytes: size };
+    const start = this.allocate(length);
+    const ring = this.ring!;
+    if (typeof body === 'string') ring.write(body, start, length, 'utf8');
+    else ring.set(body, start);
+    const prepared = new PreparedBody(ring.subarray(start, start + length), etag);
+    const entry: Entry = { key, prepared, start, end: start + length, lap: this.ringLap, referenced: false, usedInLap: false, expiresAtMs, bytes: size };
+    this.ringQueue.push(entry);
     this.entries.set(key, entry);
     prepared.onGrow = (grown) => {
       // Still held? (An evicted body can still be compressed for the request that holds it.)
@@ -251,6 +286,10 @@ export class ResponseCache {
   clear(): void {
     this.entries.clear();
     this.sweep = null;
+    this.ringQueue = [];
+    this.ringFront = 0;
+    this.ringHead = 0;
+    this.ringLap++;
     this.heldBytes = 0;
   }
 
@@ -282,6 +321,57 @@ export class ResponseCache {
       }
       this.drop(key, entry);
       this.evictions++;
+    }
+  }
+
+  /**
+   * Where in the ring a body of `length` bytes (≤ the ring's size) goes: evicts what of the
+   * previous lap lies in the way, steps over what was used since (see `ring`). Ends within about
+   * two laps: an entry stepped over loses its second chance.
+   */
+  private allocate(length: number): number {
+    const ring = (this.ring ??= Buffer.allocUnsafeSlow(Math.min(this.budgetBytes, MAX_RING_BYTES)));
+    for (;;) {
+      if (this.ringHead + length > ring.length) {
+        // Wrap. The previous lap's entries left at the end stay where they are, now the last of
+        // this lap (which becomes the previous one).
+        while (this.ringFront < this.ringQueue.length && this.ringQueue[this.ringFront]!.lap < this.ringLap) {
+          const tail = this.ringQueue[this.ringFront++]!;
+          if (this.entries.get(tail.key) !== tail) continue;
+          tail.lap = this.ringLap;
+          this.ringQueue.push(tail);
+        }
+        this.ringLap++;
+        this.ringHead = 0;
+        this.compactRingQueue();
+        continue;
+      }
+      const front = this.ringFront < this.ringQueue.length ? this.ringQueue[this.ringFront]! : undefined;
+      if (front === undefined || front.lap === this.ringLap || front.start >= this.ringHead + length) {
+        const start = this.ringHead;
+        this.ringHead += length;
+        return start;
+      }
+      this.ringFront++;
+      // Dropped already (budget, age, replaced): its bytes are free.
+      if (this.entries.get(front.key) !== front) continue;
+      if (front.usedInLap) {
+        front.usedInLap = false;
+        front.lap = this.ringLap;
+        this.ringQueue.push(front);
+        this.ringHead = front.end;
+        continue;
+      }
+      this.drop(front.key, front);
+      this.evictions++;
+    }
+  }
+
+  /** Drops the queue's consumed front once it is most of the array. */
+  private compactRingQueue(): void {
+    if (this.ringFront > 1024 && this.ringFront * 2 > this.ringQueue.length) {
+      this.ringQueue = this.ringQueue.slice(this.ringFront);
+      this.ringFront = 0;
     }
   }
 

@@ -155,6 +155,15 @@ export class JsonBytes {
     return true;
   }
 
+  /**
+   * The bytes written, borrowed: a view of the reused buffer, valid until the next reset(). What
+   * renders answer with (the response cache copies them into its ring at once, a write sends them
+   * at once): no ArrayBuffer per answer for V8 to count as external memory.
+   */
+  view(): Buffer {
+    return Buffer.from(this.buffer.buffer, this.buffer.byteOffset, this.length);
+  }
+
   /** A copy of the bytes written (the buffer itself is reused by the next request). */
   take(): Buffer {
     const copy = Buffer.allocUnsafe(this.length);
@@ -352,7 +361,7 @@ export function rowJsonWriter(rows: RowBytes, projection: Projection, extraNames
 /** The thread's reusable output buffer. */
 export const sharedJsonBytes = new JsonBytes();
 
-/** JSON array of `count` rows (rowAt(i)) with no per-row extras, as a fresh byte copy. */
+/** JSON array of `count` rows (rowAt(i)) with no per-row extras, borrowed (JsonBytes.view). */
 export function rowsJson(rows: RowBytes, projection: Projection, count: number, rowAt: (index: number) => number): Buffer {
   const writer = rowJsonWriter(rows, projection, []);
   const out = sharedJsonBytes.reset();
@@ -362,11 +371,11 @@ export function rowsJson(rows: RowBytes, projection: Projection, count: number, 
     writer.write(out, rowAt(i), null);
   }
   out.byte(0x5d);
-  return out.take();
+  return out.view();
 }
 
 /**
- * JSON array of `items` (each the object of row `item.row`), as a fresh byte copy. Before each
+ * JSON array of `items` (each the object of row `item.row`), borrowed (JsonBytes.view). Before each
  * row, `fillExtras` stores that row's values of the writer's extraNames in `extras` (the caller's
  * reused array): nothing is allocated per row.
  */
@@ -380,7 +389,7 @@ export function writeRowsArray<T extends { readonly row: number }>(writer: RowJs
     writer.write(out, item.row, extras);
   }
   out.byte(0x5d);
-  return out.take();
+  return out.view();
 }
 
 /** Writes (and drops) rows of a table under a projection, so the first real list runs compiled code. */

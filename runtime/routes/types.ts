@@ -44,7 +44,10 @@ export interface BodyReply {
  */
 export interface RenderedReply {
   status: 200;
-  /** JSON text, or its UTF-8 bytes (the row writers of runtime/render/row-json.ts). */
+  /**
+   * JSON text, or its UTF-8 bytes (the row writers of runtime/render/row-json.ts). Bytes may be
+   * borrowed, valid until the next render on the thread: use them (or copy them) at once.
+   */
   render(): string | Uint8Array;
   headers?: Record<string, string>;
   /** How long a rendered body may be served from the cache (ms); default: as long as the store. */
@@ -61,9 +64,11 @@ export function rendered(render: () => string | Uint8Array, headers?: Record<str
   return reply;
 }
 
-/** The body of a reply, rendering it if needed (tests, benchmarks, tools that call handlers directly). */
+/** The body of a reply, rendering it if needed (tests, benchmarks, tools that call handlers directly); rendered bytes are copied out. */
 export function bodyOf(reply: Reply): string | Uint8Array {
-  return 'render' in reply ? reply.render() : reply.body;
+  if (!('render' in reply)) return reply.body;
+  const body = reply.render();
+  return typeof body === 'string' ? body : Buffer.from(body);
 }
 
 /**

@@ -2,6 +2,7 @@
 // q-values, prepared bodies (variants and their ETags built once), the byte budget and its
 // eviction, age limits, the counters a metrics reader gets, the response key, If-None-Match.
 import assert from 'node:assert/strict';
+import { prng } from '../support/random.js';
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
@@ -111,6 +112,32 @@ describe('the response cache', () => {
     cache.insert('d', 'x'.repeat(1000));
     assert.deepEqual(['a', 'b', 'c', 'd'].map((key) => cache.get(key, 0) !== undefined), [true, false, true, true], 'b, the oldest unused, went; a was used');
     assert.equal(cache.evictions, 1, 'one insert over the budget by one entry evicts one entry');
+  });
+
+  it('returns for every key held exactly the bytes inserted under it, through many laps of its ring (random inserts, hits, replacements)', () => {
+    const random = prng(61);
+    const budget = 64 * 1024;
+    const cache = new ResponseCache(budget, 'v1');
+    const inserted = new Map<string, Buffer>();
+    // A borrowed buffer, overwritten after each insert, as the row writers' is.
+    const scratch = Buffer.alloc(16 * 1024);
+    for (let step = 0; step < 20_000; step++) {
+      const key = `k${Math.floor(random() * 400)}`;
+      if (random() < 0.5) {
+        const length = Math.floor(random() * (random() < 0.05 ? 12_000 : 900));
+        for (let i = 0; i < length; i++) scratch[i] = 97 + Math.floor(random() * 26);
+        const bytes = Buffer.from(scratch.subarray(0, length));
+        const prepared = random() < 0.3 ? cache.insert(key, bytes.toString('latin1')) : cache.insert(key, scratch.subarray(0, length));
+        scratch.fill(0);
+        assert.deepEqual(Buffer.from(prepared.body(null) as Uint8Array), bytes, `step ${step}: the prepared body of ${key}`);
+        inserted.set(key, bytes);
+      } else {
+        const held = cache.get(key, 0);
+        if (held !== undefined) assert.deepEqual(Buffer.from(held.body(null) as Uint8Array), inserted.get(key), `step ${step}: ${key} as inserted`);
+      }
+      assert.ok(cache.bytes <= budget, `step ${step}: ${cache.bytes} bytes within the budget`);
+    }
+    assert.ok(cache.hits > 1000 && cache.evictions > 1000, `exercised: ${cache.hits} hits, ${cache.evictions} evictions`);
   });
 
   it('counts compressed variants in the budget', () => {
