@@ -364,7 +364,7 @@ function authorize(scope: Scope, serving: Serving, route: Route, req: UwsHttpReq
   if (decision instanceof Promise) {
     // Quota in Redis: uWS's req is only valid during this callback, so copy what the rest needs.
     const detached = detachRequest(req, route.paramNames.length);
-    return { pending: decision.then((settled) => afterQuota(scope, serving, route, detached, requestId, { caller, now, decision: settled })), req: detached };
+    return { pending: decision.then((settled) => () => afterQuota(scope, serving, route, detached, requestId, { caller, now, decision: settled })), req: detached };
   }
   return afterQuota(scope, serving, route, req, requestId, { caller, now, decision });
 }
@@ -386,7 +386,7 @@ function gateRefusal(scope: Scope, route: Route, req: UwsHttpRequest, caller: Ca
   const refusal = apiErrorOut(forbidden(scope.state.policy, shape, gate, caller), shape, caller, undefined);
   const usage = scope.state.quota.peek?.(caller, new Date(nowMs));
   if (usage instanceof Promise) {
-    return { pending: usage.then((usageHeaders) => ({ ...refusal, usageHeaders }), () => refusal), req: detachRequest(req, route.paramNames.length) };
+    return { pending: usage.then((usageHeaders) => () => ({ ...refusal, usageHeaders }), () => () => refusal), req: detachRequest(req, route.paramNames.length) };
   }
   refusal.usageHeaders = usage;
   return refusal;
@@ -506,9 +506,17 @@ function writeLater(scope: Scope, serving: Serving, res: UwsHttpResponse, route:
     aborted = true;
   });
   void deferred.pending
-    .catch((error: unknown) => failure(scope, route, deferred.req, requestId, error, null))
-    .then((out) => {
+    .catch((error: unknown) => () => failure(scope, route, deferred.req, requestId, error, null))
+    .then((answer) => {
       if (aborted) return;
+      // The answer is made and written in one go: a rendered body may be borrowed bytes (a row
+      // writer's reused buffer) that the next render, in another request's continuation, reuses.
+      let out: Outgoing;
+      try {
+        out = answer();
+      } catch (error) {
+        out = failure(scope, route, deferred.req, requestId, error, null);
+      }
       out.corsOrigin = corsOriginFor(scope, deferred.req);
       out.headOnly = head;
       write(scope, serving.settings, res, deferred.req, out, requestId, false);
@@ -570,9 +578,12 @@ function servePreflight(scope: Scope, route: Route, res: UwsHttpResponse, req: U
   }, requestId, true);
 }
 
-/** An answer waiting for an asynchronous quota decision, with the request copied out of uWS. */
+/**
+ * An answer waiting for an asynchronous quota decision, with the request copied out of uWS: the
+ * decision settles to the step that makes the answer, run right before the write.
+ */
 interface Deferred {
-  pending: Promise<Outgoing>;
+  pending: Promise<() => Outgoing>;
   req: UwsHttpRequest;
 }
 
