@@ -163,13 +163,6 @@ export class JsonBytes {
   view(): Buffer {
     return Buffer.from(this.buffer.buffer, this.buffer.byteOffset, this.length);
   }
-
-  /** A copy of the bytes written (the buffer itself is reused by the next request). */
-  take(): Buffer {
-    const copy = Buffer.allocUnsafe(this.length);
-    copy.set(this.buffer.subarray(0, this.length));
-    return copy;
-  }
 }
 
 const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));

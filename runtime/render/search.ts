@@ -54,8 +54,13 @@ export function addLocalizedName(item: Record<string, unknown>, locale: string, 
 
 /** Names of a state's or city's parents (empty string when absent), without decoding them. */
 export function countryNameOfRow(store: Store, entity: SearchEntity, row: number): string | null {
-  const countryRow = entity === 'cities' ? store.relations.cityCountryRow[row]! : entity === 'states' ? store.relations.stateCountryRow[row]! : row;
+  const countryRow = countryRowOf(store, entity, row);
   return countryRow >= 0 ? store.countries.nameAt(countryRow) : null;
+}
+
+/** The country row of an entity's row (-1: none). */
+function countryRowOf(store: Store, entity: SearchEntity, row: number): number {
+  return entity === 'cities' ? store.relations.cityCountryRow[row]! : entity === 'states' ? store.relations.stateCountryRow[row]! : row;
 }
 
 export function stateNameOfCityRow(store: Store, row: number): string | null {
@@ -77,7 +82,7 @@ function nameTextAt(table: EntityTable<unknown>, row: number): JsonText {
 
 /** countryNameOfRow as JSON text (for the row writer), or null. */
 export function countryNameTextOfRow(store: Store, entity: SearchEntity, row: number): JsonText | null {
-  const countryRow = entity === 'cities' ? store.relations.cityCountryRow[row]! : entity === 'states' ? store.relations.stateCountryRow[row]! : row;
+  const countryRow = countryRowOf(store, entity, row);
   return countryRow >= 0 ? nameTextAt(store.countries, countryRow) : null;
 }
 

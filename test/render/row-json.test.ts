@@ -8,7 +8,7 @@ import { projectionFor } from '../../runtime/render/projection.js';
 import { FieldCopy, JoinedText, JsonBytes, JsonText, jsonTextOf, rowJsonWriter, rowsJson } from '../../runtime/render/row-json.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 
-const text = (out: JsonBytes) => Buffer.from(out.take()).toString('utf8');
+const text = (out: JsonBytes) => out.view().toString('utf8');
 
 describe('row JSON writer', () => {
   it('writes every city and state row as JSON.stringify of its projected record, at every tier', () => {

@@ -12,7 +12,7 @@ import { TrigramIndex } from '../../indexes/trigram-index.js';
 import type { Store } from '../../store/types.js';
 import { perStore } from '../per-store.js';
 import { cityKind, KIND_CODE } from './city-kind.js';
-import { changedDocsOf, unaccentedFieldsOf, type NameTrigrams } from './name-matches.js';
+import { changedDocsOf, type NameTrigrams } from './name-matches.js';
 import type { NearbyIndexes } from './nearby.js';
 
 /** The `type` parameter of the search operations. */
@@ -52,15 +52,13 @@ export class SearchContext {
         entity === 'cities' ? store.relations.cityPopulation : entity === 'states' ? store.relations.statePopulation : store.relations.countryPopulation;
       const trigramUnaccented = TrigramIndex.from(store.section(trigramUnaccentSection(entity)), 0, trigramUnaccentSection(entity));
       const trigram = TrigramIndex.from(store.section(trigramSection(entity)), 0, trigramSection(entity));
-      const unaccentedFields = unaccentedFieldsOf(trigramUnaccented, table.count);
       opened = {
         geo: GeoIndex.from(store.section(geoSection(entity)), geoSection(entity)),
         prefix: PrefixIndex.from(store.section(prefixSection(entity)), 0, prefixSection(entity)),
         prefixTranslations: PrefixIndex.from(store.section(prefixTranslationsSection(entity)), 0, prefixTranslationsSection(entity)),
         trigram,
         trigramUnaccented,
-        unaccentedFields,
-        changedDocs: changedDocsOf(trigram, unaccentedFields),
+        changedDocs: changedDocsOf(trigram, trigramUnaccented, table.count),
         population,
         prominence:
           entity === 'cities' && store.hasSection(PROMINENCE_SECTION)

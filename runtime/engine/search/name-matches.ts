@@ -22,8 +22,6 @@ import { unaccent } from '../../text/unaccent.js';
 export interface NameTrigrams {
   readonly trigram: TrigramIndex;
   readonly trigramUnaccented: TrigramIndex;
-  /** Per row: bit (1 << field) set when trigramUnaccented holds that (row, field). */
-  readonly unaccentedFields: Uint8Array;
   /** Per doc of `trigram`: 1 when trigramUnaccented holds its (row, field), the docs C leaves out. */
   readonly changedDocs: Uint8Array;
 }
@@ -43,17 +41,13 @@ export interface NameMatches {
   scores: Float64Array;
 }
 
-/** unaccentedFields of a `trigram-ua.` index over `rowCount` rows. */
-export function unaccentedFieldsOf(index: TrigramIndex, rowCount: number): Uint8Array {
+/** changedDocs of `trigram` (see NameTrigrams): its docs whose (row, field) `trigramUnaccented` holds. */
+export function changedDocsOf(trigram: TrigramIndex, trigramUnaccented: TrigramIndex, rowCount: number): Uint8Array {
+  // Per row, bit (1 << field) for each field the second index holds.
   const fields = new Uint8Array(rowCount);
-  for (let doc = 0; doc < index.docCount; doc++) fields[index.docRow(doc)]! |= 1 << index.docField(doc);
-  return fields;
-}
-
-/** changedDocs of `trigram` (see NameTrigrams), from unaccentedFieldsOf. */
-export function changedDocsOf(index: TrigramIndex, unaccentedFields: Uint8Array): Uint8Array {
-  const changed = new Uint8Array(index.docCount);
-  for (let doc = 0; doc < index.docCount; doc++) changed[doc] = (unaccentedFields[index.docRow(doc)]! >>> index.docField(doc)) & 1;
+  for (let doc = 0; doc < trigramUnaccented.docCount; doc++) fields[trigramUnaccented.docRow(doc)]! |= 1 << trigramUnaccented.docField(doc);
+  const changed = new Uint8Array(trigram.docCount);
+  for (let doc = 0; doc < trigram.docCount; doc++) changed[doc] = (fields[trigram.docRow(doc)]! >>> trigram.docField(doc)) & 1;
   return changed;
 }
 
