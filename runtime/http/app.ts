@@ -8,7 +8,7 @@
 // abort handler, so a bug that skips the answer costs one connection, not the server.
 import { randomBytes } from 'node:crypto';
 import type { QuotaDecision, QuotaGate } from '../access/quota-hook.js';
-import { forbidden } from '../access/gate.js';
+import { callerFor, forbidden } from '../access/gate.js';
 import type { KeyIndex } from '../access/key-index.js';
 import type { FeatureRequirement, OperationPolicy, Policy } from '../access/policy.js';
 import { ApiError, type Caller, type ErrorShape, type UsageReport } from '../contract/index.js';
@@ -172,6 +172,8 @@ export interface BuiltApp {
   swapStore(store: Store): Store;
   /** The response cache of the snapshot now served (its counters feed the metrics). */
   responses(): ResponseCache;
+  /** Steps that render the lists without parameters ahead for every plan (prefillSteps). */
+  prefillSteps(store: Store): (() => void)[];
 }
 
 /** Builds the worker's app. */
@@ -248,7 +250,7 @@ export function buildApp(options: AppOptions): BuiltApp {
     };
     return previous.store;
   };
-  return { app, refreshPolicy, swapStore, responses: () => scope.serving.responses };
+  return { app, refreshPolicy, swapStore, responses: () => scope.serving.responses, prefillSteps: (store) => prefillSteps(scope, routes, store) };
 }
 
 /** After a policy reload: each route's policy entry, cache lifetime and Vary. */
@@ -442,6 +444,52 @@ function prepareBody(serving: Serving, route: Route, ctx: Context, reply: Reply,
   if (held !== undefined) return outgoing(200, '', held, 'HIT', reply, usageHeaders, ctx);
   const prepared = cache.insert(key, reply.render(), reply.maxAgeMs === undefined ? Infinity : nowMs + reply.maxAgeMs);
   return outgoing(200, '', prepared, 'MISS', reply, usageHeaders, ctx);
+}
+
+/** A prefilled answer's body may take at most this share of the cache's budget. */
+const PREFILL_MAX_SHARE = 1 / 16;
+const NO_HEADERS = { getHeader: () => '' } as unknown as UwsHttpRequest;
+const PREFILL_DECISION: QuotaDecision = { allowed: true, headers: {} };
+
+/**
+ * Steps that put in the response cache, for every plan, the answers of the operations taking no
+ * path parameter asked without a query (the country list, the region list, …) — as the first such
+ * request would (step 6), but ahead of it: the country list, decoded and serialised from 250
+ * records, takes 15–20 ms cold, and a key of each plan would pay it once per thread. Answers
+ * already held, gated above a plan, or larger than PREFILL_MAX_SHARE of the budget are skipped.
+ * A step does nothing once `store` is no longer served (a swap happened meanwhile).
+ */
+function prefillSteps(scope: Scope, routes: readonly Route[], store: Store): (() => void)[] {
+  const steps: (() => void)[] = [];
+  for (const route of routes) {
+    if (route.paramNames.length > 0) continue;
+    for (const plan of Object.keys(scope.state.policy.plans)) {
+      steps.push(() => {
+        const serving = scope.serving;
+        const policy = scope.state.policy;
+        if (serving.store !== store || policy.plans[plan] === undefined) return;
+        const caller = callerFor('prefill', plan, policy);
+        if (route.policy.gate !== null && caller.rank < route.policy.gate.minRank) return;
+        const now = new Date(scope.fixedNowMs ?? Date.now());
+        const ctx = new Context(NO_PARAMS, new Map(), caller, serving.engine, serving.store, now, NO_HEADERS, route, policy, PREFILL_DECISION);
+        let reply: Reply;
+        try {
+          reply = route.op.handle(ctx);
+        } catch {
+          return; // needs a parameter (an ISO lookup): nothing to prepare
+        }
+        if (!('render' in reply) || reply.headers?.['Cache-Control'] === NO_STORE) return;
+        const key = keyOf(route, ctx);
+        const cache = serving.responses;
+        if (cache.has(key)) return;
+        const body = reply.render();
+        const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
+        if (length > cache.budgetBytes * PREFILL_MAX_SHARE) return;
+        cache.insert(key, body, reply.maxAgeMs === undefined ? Infinity : now.getTime() + reply.maxAgeMs);
+      });
+    }
+  }
+  return steps;
 }
 
 /** Every answer of a handler in one object shape (one hidden class on the hot path). */

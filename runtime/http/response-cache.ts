@@ -230,6 +230,11 @@ export class ResponseCache {
     };
   }
 
+  /** Whether `key` is held (counts nothing; an entry past its age limit still counts as held). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /** The prepared body for `key` if held and not older than its age limit (counts a hit or a miss). */
   get(key: string, nowMs: number): PreparedBody | undefined {
     const entry = this.entries.get(key);

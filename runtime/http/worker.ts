@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   let keySnapshot: KeySnapshot = init.keys;
   const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false, warm: false };
   const observer = new RequestObserver(operations.map((op) => op.name), init.observe, (event, level, message) => requestLogger[level](event, message));
-  const { app, refreshPolicy, swapStore, responses } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, log, console: init.console, observer });
+  const { app, refreshPolicy, swapStore, responses, prefillSteps } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, log, console: init.console, observer });
   let listenSocket: UwsListenSocket | null = null;
   /** The store opened by snapshot-prepare, waiting for its commit. */
   let prepared: { generation: number; store: Store } | null = null;
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
           }
           const previous = swapStore(prepared.store);
           // The old store's preparation stops (its closures would keep it alive); the new one's starts.
-          if (init.operationsModule === null) prepareInTurns(prepared.store);
+          if (init.operationsModule === null) prepareInTurns(prepared.store, prefillSteps);
           prepared = null;
           released.register(previous, previous.manifest.dataVersion);
           collectSoon(GC_AFTER_SWAP_MS);
@@ -172,7 +172,7 @@ async function main(): Promise<void> {
     skippedKeys: state.keys.skipped,
   });
   // A test seam's store may lack sections the preparation reads: only the real one is prepared.
-  if (init.operationsModule === null) prepareInTurns(store);
+  if (init.operationsModule === null) prepareInTurns(store, prefillSteps);
   else post({ type: 'warmed', ms: 0 });
 }
 
@@ -180,13 +180,15 @@ async function main(): Promise<void> {
 let preparing: Store | null = null;
 
 /**
- * Runs the engine's preparation steps one per event-loop turn (requests are served in between),
- * then tells the main thread, which makes /readyz answer ready once every thread has.
+ * Runs the engine's preparation steps, the warm-up requests and the prefilled answers one per
+ * event-loop turn (requests are served in between), then tells the main thread, which makes
+ * /readyz answer ready once every thread has.
  */
-function prepareInTurns(store: Store): void {
+function prepareInTurns(store: Store, prefillSteps: (store: Store) => (() => void)[]): void {
   preparing = store;
   const started = performance.now();
-  const steps = preparationStepsFor(store);
+  const fixedNowMs = init.fixedNowMs;
+  const steps = [...preparationStepsFor(store, fixedNowMs === null ? Date.now : () => fixedNowMs), ...prefillSteps(store)];
   const next = (): void => {
     if (preparing !== store) return;
     const step = steps.shift();

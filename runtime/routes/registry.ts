@@ -10,18 +10,21 @@ import { CITY_FIELDS, STATE_FIELDS } from '../render/fields.js';
 import { projectionFor } from '../render/projection.js';
 import { warmRowJson } from '../render/row-json.js';
 import type { Store } from '../store/types.js';
+import { warmUpSteps } from './warm-up.js';
 
 /**
  * What the first requests would otherwise prepare (runtime/engine preparationSteps), then the row
- * writer run over some rows at each tier: steps for the server to run between requests after loading.
+ * writer run over some rows at each tier, then (given the server's clock) every operation's
+ * warm-up requests (warm-up.ts): steps for the server to run between requests after loading.
  */
-export function preparationStepsFor(store: Store): (() => void)[] {
+export function preparationStepsFor(store: Store, nowMs?: () => number): (() => void)[] {
   const steps = preparationSteps(store);
   for (const [table, set] of [[store.cities, CITY_FIELDS], [store.states, STATE_FIELDS]] as const) {
     const rowBytes = table.rowBytes;
     if (rowBytes === null) continue;
     for (const tier of ['basic', 'coordinates', 'full'] as const) steps.push(() => warmRowJson(rowBytes, projectionFor(set, tier), Math.min(table.count, 2000)));
   }
+  if (nowMs !== undefined) steps.push(...warmUpSteps(store, allOperations(), nowMs));
   return steps;
 }
 

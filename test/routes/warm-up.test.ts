@@ -1,0 +1,48 @@
+// The warm-up requests a worker answers to itself before it says ready (runtime/routes/warm-up.ts):
+// drawn from the data, so they keep answering as operations and datasets change.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { allOperations } from '../../runtime/routes/registry.js';
+import { answerOnce, warmUpRequests, warmUpSteps } from '../../runtime/routes/warm-up.js';
+import { fixtureSnapshot } from '../support/snapshots.js';
+
+const NOW_MS = Date.parse('2026-11-24T12:00:00Z');
+
+describe('warm-up requests', () => {
+  it('cover every operation of the registry', () => {
+    const { store } = fixtureSnapshot();
+    const covered = new Set(warmUpRequests(store, allOperations()).map((request) => request.operation));
+    assert.deepEqual(allOperations().map((op) => op.name).filter((name) => !covered.has(name)), []);
+  });
+
+  it('each answer 200 at every field tier on the fixture data (a 4xx would warm the error path only)', () => {
+    const { store } = fixtureSnapshot();
+    const operations = new Map(allOperations().map((op) => [op.name, op]));
+    for (const request of warmUpRequests(store, allOperations())) {
+      for (const [tier, countryTier] of [['basic', 'basic'], ['coordinates', 'full'], ['full', 'full']] as const) {
+        const reply = answerOnce(store, operations.get(request.operation)!, request, tier, countryTier, NOW_MS);
+        assert.equal(reply.status, 200, `${JSON.stringify(request)} at ${tier}`);
+      }
+    }
+  });
+
+  it('include a phone number of every dial code, answered once', () => {
+    const { store } = fixtureSnapshot();
+    const phones = warmUpRequests(store, allOperations()).filter((request) => request.once);
+    const dialCodes = new Set<string>();
+    for (let row = 0; row < store.countries.count; row++) {
+      const code = store.countries.record(row).phonecode?.replace(/\D/g, '');
+      if (code && !code.startsWith('0')) dialCodes.add(code);
+    }
+    assert.equal(phones.length, dialCodes.size);
+    for (const request of phones) assert.equal(request.operation, 'phoneParse');
+  });
+
+  it('run as steps that never throw, even for an operation that fails on every request', () => {
+    const { store } = fixtureSnapshot();
+    const failing = { ...allOperations().find((op) => op.name === 'countryDetail')!, handle: () => { throw new Error('broken'); } };
+    const steps = warmUpSteps(store, [failing], () => NOW_MS);
+    assert.ok(steps.length > 0);
+    for (const step of steps) step();
+  });
+});
