@@ -103,6 +103,14 @@ describe('bench:report --smoke', () => {
     }
   });
 
+  it('times geoapi’s single answers by the client and by the server’s own histogram, for every operation', () => {
+    for (const op of OPERATIONS) {
+      const row = new RegExp(`\\n\\| ${OPERATION_LABELS[op].replace(/[()]/g, '\\$&')} \\| [\\d.]+ / [\\d.]+ / [\\d.]+ \\| ([\\d,]+) of ([\\d,]+) \\(≤ [\\d.]+ ms\\) \\| \``).exec(report);
+      assert.ok(row, `no single-answer row with the server's own time for ${op}`);
+      assert.ok(Number(row[1]!.replace(/,/g, '')) <= Number(row[2]!.replace(/,/g, '')), row[0]);
+    }
+  });
+
   it('reports growth at 10 %, 50 % and 100 % of the cities', () => {
     for (const percent of [10, 50, 100]) assert.match(report, new RegExp(`\\| nearby \\(${percent} %\\) \\| \\d`));
   });
