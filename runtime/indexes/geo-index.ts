@@ -1,5 +1,9 @@
-// Nearest places to a coordinate: a kdbush KD-tree over (lng, lat) searched with geokdbush, which
-// measures great-circle distance and so handles the antimeridian and the poles.
+// Nearest places to a coordinate: a kdbush KD-tree over (lng, lat) searched by geokdbush's
+// algorithm, which measures great-circle distance and so handles the antimeridian and the poles.
+// The walk is geokdbush's `around`, step for step and bound for bound, over typed arrays: the
+// package allocates an object per visited point and per tree node (about 110 KB per nearby
+// request on the full dataset, a scavenge every few dozen requests); here the queue and the
+// nodes are scratch arrays reused by every walk (one walk at a time per index).
 //
 // Payload (`geo.<entity>`): the kdbush buffer itself at offset 0 (KDBush.from insists on owning
 // the buffer from its start; kdbush ignores bytes after its own), then an ArrayPack with
@@ -8,7 +12,6 @@
 //                                        row has no coordinates
 // lng(row)/lat(row) read kdbush's own Float64 coords (zero-copy), the values the tree measures.
 import KDBush from 'kdbush';
-import { around as geoAround } from 'geokdbush';
 import { ArrayPack, ArrayPackBuilder } from '../format/array-pack.js';
 import { SnapshotFormatError } from '../format/section.js';
 
@@ -78,6 +81,20 @@ function treeByteLength(points: number): number {
 }
 
 export class GeoIndex {
+  // The walk's scratch. The queue holds points and tree nodes by their distance bound; an entry
+  // refers to a node slot (≥ 0) or to a point's position in kdbush's order (−1 − position).
+  private queueDist = new Float64Array(256);
+  private queueRef = new Int32Array(256);
+  private queueLength = 0;
+  // Nodes met by the current walk: index range in kdbush's arrays, split axis, bounding box.
+  private nodeLeft = new Int32Array(128);
+  private nodeRight = new Int32Array(128);
+  private nodeAxis = new Uint8Array(128);
+  private nodeBox = new Float64Array(128 * 4);
+  private nodeCount = 0;
+  /** Positions found by the last walk, nearest first. */
+  private foundPositions = new Int32Array(64);
+
   private constructor(
     private readonly tree: KDBush,
     private readonly coords: Float64Array,
@@ -149,15 +166,15 @@ export class GeoIndex {
   /** As `around`, with each row's distanceKm from (lng, lat), computed once. */
   aroundWithDistances(lng: number, lat: number, maxResults: number, radiusKm: number, filter?: (row: number) => boolean): GeoHits {
     if (!(maxResults > 0) || !(radiusKm >= 0) || this.tree.numItems === 0) return { rows: [], distancesKm: new Float64Array(0) };
-    const rowOfPoint = this.rowOfPoint;
-    const predicate = filter ? (point: number) => filter(rowOfPoint[point]!) : undefined;
-    const points = geoAround(this.tree, lng, lat, maxResults, radiusKm, predicate);
-    const rows = new Array<number>(points.length);
-    const distances = new Float64Array(points.length);
-    for (let i = 0; i < points.length; i++) {
-      const row = rowOfPoint[points[i]!]!;
-      rows[i] = row;
-      distances[i] = this.distanceKmTo(row, lng, lat);
+    const found = this.walk(lng, lat, maxResults, radiusKm, filter);
+    const positions = this.foundPositions;
+    const coords = this.coords;
+    const rows = new Array<number>(found);
+    const distances = new Float64Array(found);
+    for (let i = 0; i < found; i++) {
+      const position = positions[i]!;
+      rows[i] = this.rowOfPoint[this.tree.ids[position]!]!;
+      distances[i] = distanceKm(lng, lat, coords[2 * position]!, coords[2 * position + 1]!);
     }
     // geokdbush pops equal distances in heap order; order those runs by row (deterministic).
     for (let i = 1; i < rows.length; i++) {
@@ -174,4 +191,173 @@ export class GeoIndex {
     }
     return { rows, distancesKm: distances };
   }
+
+  /**
+   * geokdbush's `around` (2.1.0): the positions of up to maxResults points within radiusKm that
+   * pass `filter`, nearest first, into foundPositions; returns how many. Same expressions, same
+   * bounds, same order of pushes and pops as the package, so the same points in the same order.
+   */
+  private walk(lng: number, lat: number, maxResults: number, radiusKm: number, filter: ((row: number) => boolean) | undefined): number {
+    const ids = this.tree.ids;
+    const coords = this.coords;
+    const rowOfPoint = this.rowOfPoint;
+    const nodeSize = this.tree.nodeSize;
+    const maxHaverSinDist = haverSin(radiusKm / EARTH_RADIUS_KM);
+    const cosLat = Math.cos(lat * RAD);
+    this.queueLength = 0;
+    this.nodeCount = 0;
+    let found = 0;
+    let node = this.addNode(0, ids.length - 1, 0, -180, -90, 180, 90);
+    while (node >= 0) {
+      const left = this.nodeLeft[node]!;
+      const right = this.nodeRight[node]!;
+      if (right - left <= nodeSize) {
+        for (let i = left; i <= right; i++) {
+          if (filter === undefined || filter(rowOfPoint[ids[i]!]!)) this.push(haverSinDist(lng, lat, coords[2 * i]!, coords[2 * i + 1]!, cosLat), -1 - i);
+        }
+      } else {
+        const m = (left + right) >> 1;
+        const midLng = coords[2 * m]!;
+        const midLat = coords[2 * m + 1]!;
+        if (filter === undefined || filter(rowOfPoint[ids[m]!]!)) this.push(haverSinDist(lng, lat, midLng, midLat, cosLat), -1 - m);
+        const axis = this.nodeAxis[node]!;
+        const box = this.nodeBox;
+        const minLng = box[4 * node]!;
+        const minLat = box[4 * node + 1]!;
+        const maxLng = box[4 * node + 2]!;
+        const maxLat = box[4 * node + 3]!;
+        const nextAxis = (axis + 1) % 2;
+        const leftNode = this.addNode(left, m - 1, nextAxis, minLng, minLat, axis === 0 ? midLng : maxLng, axis === 1 ? midLat : maxLat);
+        const rightNode = this.addNode(m + 1, right, nextAxis, axis === 0 ? midLng : minLng, axis === 1 ? midLat : minLat, maxLng, maxLat);
+        // (The package computes both bounds before pushing either: the same values.)
+        this.push(this.boxDistOf(leftNode, lng, lat, cosLat), leftNode);
+        this.push(this.boxDistOf(rightNode, lng, lat, cosLat), rightNode);
+      }
+      // Points now at the front are nearer than anything left in the queue (a node's distance
+      // bounds its points'): take them, up to the first node.
+      node = -1;
+      while (this.queueLength > 0) {
+        const dist = this.queueDist[0]!;
+        const ref = this.pop();
+        if (ref >= 0) {
+          node = ref;
+          break;
+        }
+        if (dist > maxHaverSinDist) return found;
+        if (found === this.foundPositions.length) this.foundPositions = grow(this.foundPositions);
+        this.foundPositions[found++] = -1 - ref;
+        if (found === maxResults) return found;
+      }
+    }
+    return found;
+  }
+
+  private addNode(left: number, right: number, axis: number, minLng: number, minLat: number, maxLng: number, maxLat: number): number {
+    const slot = this.nodeCount++;
+    if (slot === this.nodeLeft.length) {
+      this.nodeLeft = grow(this.nodeLeft);
+      this.nodeRight = grow(this.nodeRight);
+      const axes = new Uint8Array(this.nodeAxis.length * 2);
+      axes.set(this.nodeAxis);
+      this.nodeAxis = axes;
+      const box = new Float64Array(this.nodeBox.length * 2);
+      box.set(this.nodeBox);
+      this.nodeBox = box;
+    }
+    this.nodeLeft[slot] = left;
+    this.nodeRight[slot] = right;
+    this.nodeAxis[slot] = axis;
+    const box = this.nodeBox;
+    box[4 * slot] = minLng;
+    box[4 * slot + 1] = minLat;
+    box[4 * slot + 2] = maxLng;
+    box[4 * slot + 3] = maxLat;
+    return slot;
+  }
+
+  /** geokdbush's boxDist: a lower bound of the haversine term from (lng, lat) to points in the node's box. */
+  private boxDistOf(node: number, lng: number, lat: number, cosLat: number): number {
+    const box = this.nodeBox;
+    const minLng = box[4 * node]!;
+    const minLat = box[4 * node + 1]!;
+    const maxLng = box[4 * node + 2]!;
+    const maxLat = box[4 * node + 3]!;
+    if (lng >= minLng && lng <= maxLng) {
+      if (lat < minLat) return haverSin((lat - minLat) * RAD);
+      if (lat > maxLat) return haverSin((lat - maxLat) * RAD);
+      return 0;
+    }
+    const haverSinDLng = Math.min(haverSin((lng - minLng) * RAD), haverSin((lng - maxLng) * RAD));
+    const extremumLat = vertexLat(lat, haverSinDLng);
+    if (extremumLat > minLat && extremumLat < maxLat) return haverSinDistPartial(haverSinDLng, cosLat, lat, extremumLat);
+    return Math.min(haverSinDistPartial(haverSinDLng, cosLat, lat, minLat), haverSinDistPartial(haverSinDLng, cosLat, lat, maxLat));
+  }
+
+  // tinyqueue's binary heap (same sift steps, so ties pop in the package's order), on typed arrays.
+  private push(dist: number, ref: number): void {
+    if (this.queueLength === this.queueDist.length) {
+      const dists = new Float64Array(this.queueDist.length * 2);
+      dists.set(this.queueDist);
+      this.queueDist = dists;
+      this.queueRef = grow(this.queueRef);
+    }
+    const dists = this.queueDist;
+    const refs = this.queueRef;
+    let pos = this.queueLength++;
+    while (pos > 0) {
+      const parent = (pos - 1) >> 1;
+      if (dist - dists[parent]! >= 0) break;
+      dists[pos] = dists[parent]!;
+      refs[pos] = refs[parent]!;
+      pos = parent;
+    }
+    dists[pos] = dist;
+    refs[pos] = ref;
+  }
+
+  /** Removes the front entry (the queue is not empty); returns its ref. */
+  private pop(): number {
+    const dists = this.queueDist;
+    const refs = this.queueRef;
+    const top = refs[0]!;
+    const length = --this.queueLength;
+    if (length > 0) {
+      const dist = dists[length]!;
+      const ref = refs[length]!;
+      const half = length >> 1;
+      let pos = 0;
+      while (pos < half) {
+        let best = (pos << 1) + 1;
+        const right = best + 1;
+        if (right < length && dists[right]! - dists[best]! < 0) best = right;
+        if (dists[best]! - dist >= 0) break;
+        dists[pos] = dists[best]!;
+        refs[pos] = refs[best]!;
+        pos = best;
+      }
+      dists[pos] = dist;
+      refs[pos] = ref;
+    }
+    return top;
+  }
+}
+
+function grow(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(array.length * 2);
+  grown.set(array);
+  return grown;
+}
+
+function haverSinDistPartial(haverSinDLng: number, cosLat1: number, lat1: number, lat2: number): number {
+  return cosLat1 * Math.cos(lat2 * RAD) * haverSinDLng + haverSin((lat1 - lat2) * RAD);
+}
+
+function haverSinDist(lng1: number, lat1: number, lng2: number, lat2: number, cosLat1: number): number {
+  return haverSinDistPartial(haverSin((lng1 - lng2) * RAD), cosLat1, lat1, lat2);
+}
+
+function vertexLat(lat: number, haverSinDLng: number): number {
+  const cosDLng = 1 - 2 * haverSinDLng;
+  if (cosDLng <= 0) return lat > 0 ? 90 : -90;
+  return Math.atan(Math.tan(lat * RAD) / cosDLng) / RAD;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { distance as geokdbushDistance } from 'geokdbush';
+import KDBush from 'kdbush';
+import { around as geokdbushAround, distance as geokdbushDistance } from 'geokdbush';
 import { buildGeoSections, parseCoordinate } from '../../build-index/sections/geo.js';
 import { SnapshotFormatError } from '../../runtime/format/section.js';
 import { buildGeoIndex, distanceKm, GeoIndex } from '../../runtime/indexes/geo-index.js';
@@ -124,6 +125,31 @@ describe('GeoIndex', () => {
       });
     }
     assert.deepEqual(index.aroundWithDistances(0, 0, 0, 100), { rows: [], distancesKm: new Float64Array(0) });
+  });
+
+  it('walks the tree as geokdbush’s around does (its allocation-free copy): the same rows in the same order, with and without a filter', () => {
+    const { lngs, lats } = randomPoints(6, 5000);
+    const bytes = buildGeoIndex(lngs, lats);
+    const index = GeoIndex.from(ownBuffer(bytes));
+    const tree = KDBush.from(ownBuffer(bytes));
+    const rowOfPoint: number[] = [];
+    for (let row = 0; row < lngs.length; row++) if (!Number.isNaN(lngs[row]!)) rowOfPoint.push(row);
+    const random = prng(7);
+    const third = (row: number) => row % 3 === 0;
+    for (let i = 0; i < 60; i++) {
+      const lng = i < 4 ? [180, -180, 0, 0][i]! : -180 + random() * 360;
+      const lat = i < 4 ? [0, 0, 90, -90][i]! : -90 + random() * 180;
+      for (const [k, radius] of [[1, 20000], [21, 300], [41, 2500], [500, 20000]] as const) {
+        for (const filter of [undefined, third]) {
+          const expected = geokdbushAround(tree, lng, lat, k, radius, filter ? (id: number) => filter(rowOfPoint[id]!) : undefined).map((id) => rowOfPoint[id]!);
+          // around() orders each run of equal distances by row; geokdbush leaves its heap's order
+          // (its runs come nearest first, so sorting by distance then row orders just the runs).
+          const distance = (row: number) => index.distanceKmTo(row, lng, lat);
+          expected.sort((a, b) => distance(a) - distance(b) || a - b);
+          assert.deepEqual(index.around(lng, lat, k, radius, filter), expected, `around(${lng}, ${lat}, ${k}, ${radius}${filter ? ', row % 3 = 0' : ''})`);
+        }
+      }
+    }
   });
 
   it('crosses the antimeridian: a point at 179.9° finds its neighbour at -179.9°', () => {

@@ -2,7 +2,7 @@
 // nearest first by haversine distance (runtime/engine/search/nearby.ts). type=postcode: postcodes
 // with coordinates (`geo.postcodes`), postcode record fields per tier plus distance_km.
 import { projectionFor, serializeObject } from '../../render/projection.js';
-import { cityKind, KIND_CODE } from '../../engine/search/city-kind.js';
+import { CITY_KINDS, cityKind, KIND_CODE } from '../../engine/search/city-kind.js';
 import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
 import { nearbySearch, roundKm } from '../../engine/search/nearby.js';
 import { filterRows } from '../../engine/search/row-filter.js';
@@ -16,7 +16,13 @@ import {
 import { countryRowByIso2 } from '../../engine/countries.js';
 import { POSTCODE_FIELDS, toApiPostcode } from '../../render/postcodes.js';
 import type { Store } from '../../store/types.js';
-import { addLocalizedName, countryNameOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
+import { addLocalizedName, countryNameOfRow, countryNameTextOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, stateNameTextOfCityRow, tierFor } from '../../render/search.js';
+import { jsonTextOf, rowJsonWriter, writeRowsArray } from '../../render/row-json.js';
+
+/** Per-row values of ADDITIONS[entity], reused (requests run one at a time per thread). */
+const extras: unknown[] = [null, null, null, null];
+/** A city's `kind` as JSON text, by kind code (cityKinds()). */
+const KIND_TEXTS = CITY_KINDS.map((kind) => jsonTextOf(kind));
 
 export const NEARBY_LIMIT_MAX = 100;
 export const NEARBY_LIMIT_DEFAULT = 20;
@@ -64,7 +70,7 @@ interface NearbyInputs {
   tier: ReturnType<typeof tierFor>;
 }
 
-function render(ctx: RequestContext, inputs: NearbyInputs): string {
+function render(ctx: RequestContext, inputs: NearbyInputs): string | Uint8Array {
   const { lat, lng, entity, country, state, kind, minPopulation, radiusKm, limit, locale, includeTranslations, tier } = inputs;
   const context = ctx.engine.search;
   const indexes = context.indexes(entity);
@@ -86,6 +92,20 @@ function render(ctx: RequestContext, inputs: NearbyInputs): string {
     const extra = locale === null ? ADDITIONS[entity] : [...ADDITIONS[entity], 'localized_name', 'matched_locale'];
     const projection = searchProjection(entity, tier, includeTranslations, extra);
     const store = ctx.store;
+    const rowBytes = store[entity].rowBytes;
+    if (locale === null && rowBytes !== null) {
+      // Fields written from the row's bytes, additions from `extras` (no record decoded: a
+      // decoded city with its translations was ~5 KB of garbage per result).
+      const cityKinds = entity === 'cities' ? context.cityKinds() : null;
+      return writeRowsArray(rowJsonWriter(rowBytes, projection, ADDITIONS[entity]), hits, extras, (values, hit) => {
+        let e = 0;
+        // Parent names as JSON text, made once per parent.
+        if (entity !== 'countries') values[e++] = countryNameTextOfRow(store, entity, hit.row);
+        if (entity === 'cities') values[e++] = stateNameTextOfCityRow(store, hit.row);
+        values[e++] = roundKm(hit.distanceKm);
+        if (cityKinds !== null) values[e] = KIND_TEXTS[cityKinds[hit.row]!];
+      });
+    }
     body = jsonArray(
       hits.map((hit) => {
         const record = decodeRow(store, entity, hit.row);
