@@ -123,15 +123,24 @@ const status = (met: boolean | null): string => (met === null ? 'not measured' :
 
 function throughputTable(data: ReportData): string {
   const systems = data.systems;
-  const header = ['operation', ...systems.map((s) => `${SYSTEM_LABELS[s]} req/s`), ...systems.filter((s) => s !== 'geoapi').map((s) => `geoapi ÷ ${SYSTEM_LABELS[s]}`), `server CPU cores (${systems.map((s) => SYSTEM_LABELS[s][0]).join(' / ')})`, `errors (${systems.map((s) => SYSTEM_LABELS[s][0]).join(' / ')})`];
+  const header = [
+    'operation', ...systems.map((s) => `${SYSTEM_LABELS[s]} req/s`), ...systems.filter((s) => s !== 'geoapi').map((s) => `geoapi ÷ ${SYSTEM_LABELS[s]}`),
+    `server CPU cores (${systems.map((s) => SYSTEM_LABELS[s][0]).join(' / ')})`, `errors (${systems.map((s) => SYSTEM_LABELS[s][0]).join(' / ')})`, 'geoapi cache hits (this run / fixed rate)',
+  ];
   const rows = data.results.map((result) => [
     label(result.name),
     ...systems.map((s) => (rps(result.bySystem[s]) === undefined ? '–' : int(rps(result.bySystem[s])!))),
     ...systems.filter((s) => s !== 'geoapi').map((s) => ratio(rps(result.bySystem.geoapi), rps(result.bySystem[s]))),
     systems.map((s) => result.bySystem[s]?.serverCores.toFixed(1) ?? '–').join(' / '),
     systems.map((s) => runErrors(result.bySystem[s])).join(' / '),
+    `${percent(result.bySystem.geoapi?.saturationCacheHits)} / ${percent(result.bySystem.geoapi?.fixedCacheHits)}`,
   ]);
   return table(header, rows);
+}
+
+/** A share as a whole percentage, or – when unknown (no cache lookups: phone parse is no-store). */
+function percent(share: number | null | undefined): string {
+  return share === null || share === undefined ? '–' : `${Math.round(share * 100)} %`;
 }
 
 /** Median over the fixed-rate run's windows of each percentile (see FIXED_RATE_WINDOWS). */
@@ -453,8 +462,9 @@ export function renderReport(data: ReportData): string {
     '',
     SECTIONS[3],
     '',
-    `Requests per second with ${o.connections} keep-alive connections, ${o.seconds} s per operation per system${o.warmupSeconds > 0 && o.useWrk ? ` after ${o.warmupSeconds} s of unmeasured warm-up` : ''}. ` +
-      '“server CPU cores” is the CPU the server’s processes used during its run (PostgreSQL’s backends included); “errors” counts non-2xx answers and socket errors in the saturation and fixed-rate runs.',
+    `Requests per second with ${o.connections} keep-alive connections, ${o.seconds} s per operation per system${o.warmupSeconds > 0 && o.useWrk ? ` after ${o.warmupSeconds} s of unmeasured warm-up taking the list from its end` : ''}. ` +
+      '“server CPU cores” is the CPU the server’s processes used during its run (PostgreSQL’s backends included); “errors” counts non-2xx answers and socket errors in the saturation and fixed-rate runs; ' +
+      '“geoapi cache hits” is the share of geoapi’s answers served from its response cache during this run and during the fixed-rate run at half its peak (its metrics; phone parse is never cached). A peak reached on cache hits that the fixed-rate run does not get would make half of it more than half the load.',
     '',
     throughputTable(data),
     '',

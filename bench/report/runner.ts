@@ -73,6 +73,9 @@ export interface RunStats {
   fixedStealMs: number | null;
   /** Why there is no fixed-rate run (the system's peak is below the rate). */
   fixedSkipped: string | null;
+  /** geoapi: share of the run's requests answered from its response cache (null: not read). */
+  saturationCacheHits: number | null;
+  fixedCacheHits: number | null;
 }
 
 export interface WorkloadResult {
@@ -159,6 +162,36 @@ function sampleSum(text: string, name: string, labels = ''): number {
     sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return sum;
+}
+
+/** geoapi's response cache lookups so far, [hits, misses] by operation (its metrics); null for the baselines. */
+async function cacheLookups(system: LiveSystem, key: string): Promise<Map<string, [number, number]> | null> {
+  if (system.metricsUrl === null) return null;
+  const counts = new Map<string, [number, number]>();
+  for (const line of (await get(system.metricsUrl, key)).body.split('\n')) {
+    if (!line.startsWith('geoapi_cache_lookups_total{')) continue;
+    const cache = /cache="([^"]+)"/.exec(line)?.[1];
+    const result = /result="([^"]+)"/.exec(line)?.[1];
+    if (cache === undefined || result === undefined) continue;
+    const entry = counts.get(cache) ?? [0, 0];
+    entry[result === 'hit' ? 0 : 1] += Number(line.slice(line.lastIndexOf(' ') + 1));
+    counts.set(cache, entry);
+  }
+  return counts;
+}
+
+/** Hits ÷ lookups between two readings, for one workload's operation (the mix: all of them). */
+function hitRatio(before: Map<string, [number, number]> | null, after: Map<string, [number, number]> | null, name: WorkloadName): number | null {
+  if (before === null || after === null) return null;
+  let hits = 0;
+  let lookups = 0;
+  for (const [cache, [h, m]] of after) {
+    if (name !== 'mix' && cache !== GEOAPI_OPERATION[name]) continue;
+    const [h0, m0] = before.get(cache) ?? [0, 0];
+    hits += h - h0;
+    lookups += h - h0 + (m - m0);
+  }
+  return lookups === 0 ? null : hits / lookups;
 }
 
 /** geoapi's own name for each operation of the workload (its metrics' `operation` label). */
@@ -262,6 +295,12 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     const pathsFile = (name: string): string => join(pathsDir, `${name}.txt`);
     for (const op of OPERATIONS) writeFileSync(pathsFile(op), `${workload.perOperation[op].join('\n')}\n`);
     writeFileSync(pathsFile('mix'), `${workload.mix.join('\n')}\n`);
+    // wrk's unmeasured warm-up takes the list from its end: from the start, it would leave the
+    // measured run's first answers in geoapi's response cache and inflate its peak (and so the
+    // fixed rate, half of it, which then starts on answers the cache no longer holds).
+    for (const name of [...OPERATIONS, 'mix'] as const) {
+      writeFileSync(pathsFile(`${name}-warmup`), `${[...(name === 'mix' ? workload.mix : workload.perOperation[name])].reverse().join('\n')}\n`);
+    }
     for (const op of SEARCH_OPERATIONS) writeFileSync(pathsFile(`growth-${op}`), `${workload.growth[op].join('\n')}\n`);
     const probePath = `/v1/countries/${dataset.countries[0]!.iso2}`;
     log(`workload: ${options.requestsPerOperation} requests per operation, mix of ${workload.mix.length} (seed ${options.seed})`);
@@ -428,7 +467,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       const order = live.map((_, i) => live[(i + index) % live.length]!);
       const result: WorkloadResult = { name, targetRate: 0, bySystem: {} };
       for (const system of order) {
-        if (options.useWrk && options.warmupSeconds > 0) await driver.saturate(system.server.port, key, pathsFile(name), options.warmupSeconds);
+        if (options.useWrk && options.warmupSeconds > 0) await driver.saturate(system.server.port, key, pathsFile(`${name}-warmup`), options.warmupSeconds);
         await drain(system, options.workers, probePath, key);
         const pids = system.pids();
         const cpuBefore = cpuSeconds(pids);
@@ -436,8 +475,10 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
         const retransmitsBefore = tcpRetransmits();
         const t = performance.now();
         const traceFrom = system.server.output().length;
+        const lookupsBefore = await cacheLookups(system, key);
         const saturation = await driver.saturate(system.server.port, key, pathsFile(name), options.seconds);
         const wall = (performance.now() - t) / 1000;
+        const saturationCacheHits = hitRatio(lookupsBefore, await cacheLookups(system, key), name);
         if (name === 'mix' && system.name === 'geoapi') {
           gc = { saturation: summarizeGc(system.server.output().slice(traceFrom)), saturationSeconds: wall, fixed: null, fixedSeconds: 0 };
         }
@@ -453,6 +494,8 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           fixedRetransmits: null,
           fixedStealMs: null,
           fixedSkipped: null,
+          saturationCacheHits,
+          fixedCacheHits: null,
         };
         await drain(system, options.workers, probePath, key);
       }
@@ -470,8 +513,10 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
         const stealBefore = stealSeconds();
         const t = performance.now();
         const traceFrom = system.server.output().length;
+        const lookupsBefore = await cacheLookups(system, key);
         stats.fixed = await driver.fixedRate(system.server.port, key, pathsFile(name), options.fixedSeconds, result.targetRate);
         const wall = (performance.now() - t) / 1000;
+        stats.fixedCacheHits = hitRatio(lookupsBefore, await cacheLookups(system, key), name);
         if (name === 'mix' && system.name === 'geoapi' && gc !== null) {
           gc.fixed = summarizeGc(system.server.output().slice(traceFrom));
           gc.fixedSeconds = wall;
