@@ -3,7 +3,9 @@
 // projection go through the shared field machinery (./projection.ts).
 import type { Tier } from '../contract/index.js';
 import type { PostcodeRecord } from '../format/model.js';
+import type { RowBytes } from '../store/types.js';
 import { defineEntityFields, projectionFor, serializeObject, type Projection } from './projection.js';
+import { IntAsText, NumberFromText, rowJsonWriter, rowsBody, writeRowsArray } from './row-json.js';
 
 export const POSTCODE_FIELDS = defineEntityFields('postcodes', [
   ['id', 'basic', 'number'], ['code', 'basic'], ['country_code', 'basic'], ['state_code', 'basic'],
@@ -67,4 +69,30 @@ export function toApiPostcode(record: PostcodeRecord): ApiPostcode {
 export function serializePostcodes(projection: Projection, records: readonly PostcodeRecord[]): string {
   if (records.length === 0) return '[]';
   return `[${records.map((r) => serializeObject(projection, toApiPostcode(r))).join(',')}]`;
+}
+
+/** The served fields that are not the stored value as it is: ids as strings, coordinates as numbers. */
+const CONVERTED = ['id', 'country_id', 'state_id', 'city_id', 'latitude', 'longitude'] as const;
+const CONVERSIONS: readonly unknown[] = [
+  new IntAsText('id'), new IntAsText('country_id'), new IntAsText('state_id'), new IntAsText('city_id'),
+  new NumberFromText('latitude'), new NumberFromText('longitude'),
+];
+
+/**
+ * `prefix`, the JSON array of the rows' records under `projection` (what serializePostcodes
+ * gives, written from the rows' bytes: no record decoded), then `suffix`; borrowed bytes.
+ */
+export function postcodeRowsBody(rows: RowBytes, projection: Projection, rowNumbers: readonly number[], prefix: string, suffix: string): Buffer {
+  return rowsBody(prefix, rowJsonWriter(rows, projection, CONVERTED), rowNumbers, CONVERSIONS, suffix);
+}
+
+const NEARBY_ADDITIONS = [...CONVERTED, 'distance_km'];
+/** Per-row values of NEARBY_ADDITIONS: the conversions, then the distance (reused: one render at a time per thread). */
+const nearbyExtras: unknown[] = [...CONVERSIONS, null];
+
+/** The JSON array of nearby postcodes (projection with distance_km), from the rows' bytes; borrowed bytes. */
+export function nearbyPostcodeRows<T extends { readonly row: number; readonly distanceKm: number }>(rows: RowBytes, projection: Projection, hits: readonly T[], roundKm: (km: number) => number): Buffer {
+  return writeRowsArray(rowJsonWriter(rows, projection, NEARBY_ADDITIONS), hits, nearbyExtras, (values, hit) => {
+    values[CONVERTED.length] = roundKm(hit.distanceKm);
+  });
 }

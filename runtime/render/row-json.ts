@@ -10,7 +10,7 @@
 // - absent fields read as the codec reads them (0, null or '' by field kind).
 // Values a caller computes per row (search additions, a `type` that replaces the stored one)
 // come from `extras`, written with JSON.stringify (undefined leaves the key out, as it does).
-import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from '../store/types.js';
+import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from '../store/types.js';
 import { decodeUtf8 } from '../store/record-byte-buffer.js';
 import type { Projection } from './projection.js';
 
@@ -218,6 +218,19 @@ export class JoinedText {
   constructor(readonly field: string) {}
 }
 
+/** A stored int field written as a JSON string ("123"; null when a nullable one is absent): ids as postcode records serve them. */
+export class IntAsText {
+  constructor(readonly field: string) {}
+}
+
+/**
+ * A stored decimal text written as a JSON number — Number(text) as JSON.stringify prints it; null
+ * when absent, blank or not finite: coordinates as postcode records serve them.
+ */
+export class NumberFromText {
+  constructor(readonly field: string) {}
+}
+
 /** One step of a row's object: a stored field or a caller's value, with its `"name":` bytes. */
 interface Step {
   /** `,"name":` (the first written key drops the comma). */
@@ -279,6 +292,8 @@ export class RowJsonWriter {
         out.bytes(extra.inner);
         out.byte(0x22);
       } else if (extra instanceof FieldCopy) this.writeField(out, position, this.fieldByName.get(extra.field)!);
+      else if (extra instanceof IntAsText) this.writeIntAsText(out, position, this.fieldByName.get(extra.field)!);
+      else if (extra instanceof NumberFromText) this.writeNumberFromText(out, position, this.fieldByName.get(extra.field)!);
       else if (extra instanceof JoinedText) this.writeJoined(out, position, extra);
       else out.text(JSON.stringify(extra));
     }
@@ -302,10 +317,42 @@ export class RowJsonWriter {
     out.byte(0x22);
   }
 
-  private writeField(out: JsonBytes, position: number, field: FieldLayout): void {
+  /** Where a field's value sits in the table at `position` (relative), 0 when it is absent. */
+  private offsetOf(position: number, field: FieldLayout): number {
     const view = this.view;
     const vtable = position - view.getInt32(position, true);
-    const offset = field.slot < view.getUint16(vtable, true) ? view.getUint16(vtable + field.slot, true) : 0;
+    return field.slot < view.getUint16(vtable, true) ? view.getUint16(vtable + field.slot, true) : 0;
+  }
+
+  private writeIntAsText(out: JsonBytes, position: number, field: FieldLayout): void {
+    if (field.kind !== FIELD_INT && field.kind !== FIELD_INT_OR_NULL) throw new Error(`row writer: ${field.name} is not an int field`);
+    const offset = this.offsetOf(position, field);
+    if (offset === 0 && field.kind === FIELD_INT_OR_NULL) {
+      out.ascii('null');
+      return;
+    }
+    out.byte(0x22);
+    out.int(offset === 0 ? 0 : this.view.getInt32(position + offset, true));
+    out.byte(0x22);
+  }
+
+  private writeNumberFromText(out: JsonBytes, position: number, field: FieldLayout): void {
+    if (field.kind !== FIELD_STRING) throw new Error(`row writer: ${field.name} is not a nullable string field`);
+    const offset = this.offsetOf(position, field);
+    if (offset === 0) {
+      out.ascii('null');
+      return;
+    }
+    const at = position + offset;
+    const start = at + this.view.getInt32(at, true);
+    const text = decodeUtf8(this.bytes, start + 4, this.view.getInt32(start, true));
+    const value = text.trim() === '' ? NaN : Number(text);
+    out.ascii(Number.isFinite(value) ? String(value) : 'null');
+  }
+
+  private writeField(out: JsonBytes, position: number, field: FieldLayout): void {
+    const view = this.view;
+    const offset = this.offsetOf(position, field);
     switch (field.kind) {
       case FIELD_INT:
         out.int(offset === 0 ? 0 : view.getInt32(position + offset, true));
@@ -382,6 +429,23 @@ export function writeRowsArray<T extends { readonly row: number }>(writer: RowJs
     writer.write(out, item.row, extras);
   }
   out.byte(0x5d);
+  return out.view();
+}
+
+/**
+ * `prefix`, a JSON array of `rows` (each written with the same `extras`), then `suffix`: a whole
+ * body with rows in it, borrowed (JsonBytes.view).
+ */
+export function rowsBody(prefix: string, writer: RowJsonWriter, rows: readonly number[], extras: readonly unknown[], suffix: string): Buffer {
+  const out = sharedJsonBytes.reset();
+  out.text(prefix);
+  out.byte(0x5b);
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0) out.byte(0x2c);
+    writer.write(out, rows[i]!, extras);
+  }
+  out.byte(0x5d);
+  out.text(suffix);
   return out.view();
 }
 

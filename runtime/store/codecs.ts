@@ -119,6 +119,11 @@ export const cityCodec: TableCodec<CityRecord, fb.City> = {
 
 export const postcodeCodec: TableCodec<PostcodeRecord, fb.Postcode> = {
   newCursor: () => new fb.Postcode(),
+  layout: layoutOf([
+    ['id', FIELD_INT], ['code', FIELD_STRING_OR_EMPTY], ['country_id', FIELD_INT], ['country_code', FIELD_STRING_OR_EMPTY],
+    ['state_id', FIELD_INT_OR_NULL], ['state_code', FIELD_STRING], ['city_id', FIELD_INT_OR_NULL], ['locality_name', FIELD_STRING],
+    ['type', FIELD_STRING], ['latitude', FIELD_STRING], ['longitude', FIELD_STRING], ['source', FIELD_STRING], ['wikiDataId', FIELD_STRING],
+  ]),
   name: (r) => r.code() ?? '',
   decode: (r) => ({
     id: r.id(),

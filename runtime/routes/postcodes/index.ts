@@ -20,7 +20,8 @@
 //   most 1 h older). Errors are never cached: cursors and filters are checked on every request.
 import { ApiError } from '../../contract/index.js';
 import { sameFilters, type PostcodeFilters } from '../../engine/postcodes/engine.js';
-import { POSTCODE_FIELDS, postcodeProjection, serializePostcodes } from '../../render/postcodes.js';
+import { POSTCODE_FIELDS, postcodeProjection, postcodeRowsBody, serializePostcodes } from '../../render/postcodes.js';
+import type { Projection } from '../../render/projection.js';
 import { postcodeDisplayQuery, postcodeTypeKey, stateCodeKey } from '../../text/normalise.js';
 import { fieldsParam, fieldsSpec, intParam, intSpec, invalidParam, pathSpec, qParam, qSpec } from '../params.js';
 import { rendered, type Operation, type ParamSpec, type RequestContext } from '../types.js';
@@ -112,10 +113,8 @@ const postcodeLookup: Operation = {
     const outcome = engine.lookup(countryCode, code);
     if (outcome.kind !== 'found') throw notFound(outcome.kind, countryCode);
     return rendered(() => {
-      const records = outcome.rows.map((row) => ctx.store.postcodes.record(row));
-      const data = serializePostcodes(postcodeProjection(tier, fields), records);
-      const meta = JSON.stringify({ country_code: countryCode, query, match_count: records.length });
-      return `{"data":${data},"meta":${meta}}`;
+      const meta = JSON.stringify({ country_code: countryCode, query, match_count: outcome.rows.length });
+      return postcodesBody(ctx, postcodeProjection(tier, fields), outcome.rows, '{"data":', `,"meta":${meta}}`);
     }, LOOKUP_HEADERS, LOOKUP_TTL_MS);
   },
 };
@@ -199,15 +198,21 @@ const postcodeSearch: Operation = {
     const tier = ctx.caller.tier;
     return rendered(() => {
       const page = engine.search({ countryRow, filters, afterRow, limit });
-      const records = page.rows.map((row) => ctx.store.postcodes.record(row));
-      const data = serializePostcodes(postcodeProjection(tier, fields), records);
       const nextCursor = page.hasMore
         ? cursors().encode({ country: countryCode, dataVersion: engine.dataVersion, filters, lastRow: page.rows[page.rows.length - 1]!, issuedAtMs: nowMs })
         : null;
-      return `{"data":${data},"pagination":${JSON.stringify({ limit, next_cursor: nextCursor, has_more: page.hasMore })}}`;
+      return postcodesBody(ctx, postcodeProjection(tier, fields), page.rows, '{"data":', `,"pagination":${JSON.stringify({ limit, next_cursor: nextCursor, has_more: page.hasMore })}}`);
     }, LIST_HEADERS, LIST_TTL_MS);
   },
 };
+
+/** `prefix`, the rows' records as a JSON array, `suffix`: written from the rows' bytes where the table has them. */
+function postcodesBody(ctx: RequestContext, projection: Projection, rows: readonly number[], prefix: string, suffix: string): string | Uint8Array {
+  const table = ctx.store.postcodes;
+  const rowBytes = table.rowBytes;
+  if (rowBytes !== null) return postcodeRowsBody(rowBytes, projection, rows, prefix, suffix);
+  return `${prefix}${serializePostcodes(projection, rows.map((row) => table.record(row)))}${suffix}`;
+}
 
 /** Postcode exact lookup and cursor-paginated search. */
 export const postcodeOperations: Operation[] = [postcodeLookup, postcodeSearch];

@@ -14,7 +14,7 @@ import {
   nearbyType, RADIUS_SPEC, radiusParam, STATE_SPEC, stateFilter, TYPE_SPEC,
 } from './params.js';
 import { countryRowByIso2 } from '../../engine/countries.js';
-import { POSTCODE_FIELDS, toApiPostcode } from '../../render/postcodes.js';
+import { nearbyPostcodeRows, POSTCODE_FIELDS, toApiPostcode } from '../../render/postcodes.js';
 import type { Store } from '../../store/types.js';
 import { addLocalizedName, countryNameOfRow, countryNameTextOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, stateNameTextOfCityRow, tierFor } from '../../render/search.js';
 import { jsonTextOf, rowJsonWriter, writeRowsArray } from '../../render/row-json.js';
@@ -134,11 +134,13 @@ export function postcodeCountryFilter(store: Store, country: string | null): ((r
 }
 
 /** type=postcode: postcode records for the caller's tier plus distance_km, nearest first. */
-function nearbyPostcodesBody(ctx: RequestContext, lat: number, lng: number, country: string | null, radiusKm: number, limit: number): string {
+function nearbyPostcodesBody(ctx: RequestContext, lat: number, lng: number, country: string | null, radiusKm: number, limit: number): string | Uint8Array {
   const store = ctx.store;
   const filter = postcodeCountryFilter(store, country);
   const hits = nearbySearch(ctx.engine.search.postcodeGeo(), { lat, lng, radiusKm, limit, filter });
   const projection = projectionFor(POSTCODE_FIELDS, ctx.caller.tier, { extra: ['distance_km'] });
+  const rowBytes = store.postcodes.rowBytes;
+  if (rowBytes !== null) return nearbyPostcodeRows(rowBytes, projection, hits, roundKm);
   return jsonArray(
     hits.map((hit) => {
       const item = toApiPostcode(store.postcodes.record(hit.row)) as unknown as Record<string, unknown>;
