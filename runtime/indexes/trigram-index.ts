@@ -39,6 +39,12 @@ export interface TrigramMatches {
   docs: Int32Array;
   /** similarity(query, doc text), parallel to docs. */
   scores: Float64Array;
+  /**
+   * Every doc (within the options) scoring at least this is in docs: the threshold, or for
+   * searchTop the bar it ended with (the tie floor of the k-th best row score, when k rows reach
+   * the threshold). A caller merging several searches may start the next one from it.
+   */
+  floor: number;
 }
 
 export interface TrigramSearchOptions {
@@ -238,14 +244,14 @@ export class TrigramIndex {
   private run(query: string, threshold: number, k: number, options: TrigramSearchOptions): TrigramMatches {
     const queryTrigrams = trigramsOf(query);
     const nq = queryTrigrams.length;
-    if (nq === 0 || this.docRows.length === 0) return noMatches();
+    if (nq === 0 || this.docRows.length === 0) return noMatches(threshold);
     let minCommon = 1;
     while (minCommon <= nq && Math.fround(minCommon / nq) < threshold) minCommon++;
-    if (minCommon > nq) return noMatches();
+    if (minCommon > nq) return noMatches(threshold);
 
     const [docStart, docEnd] = this.docRange(options.rowStart ?? 0, options.rowEnd ?? 0x7fffffff);
     const listCount = this.collectLists(queryTrigrams, docStart, docEnd);
-    if (listCount < minCommon) return noMatches();
+    if (listCount < minCommon) return noMatches(threshold);
     const excluded = options.excludedDocs;
     if (excluded !== undefined && excluded.length !== this.docRows.length) {
       throw new RangeError(`trigram search: expected excludedDocs of ${this.docRows.length} docs, found ${excluded.length}`);
@@ -365,7 +371,7 @@ export class TrigramIndex {
         matchScores[kept++] = matchScores[m]!;
       }
     }
-    return { docs: matches.slice(0, kept), scores: Float64Array.from(matchScores.subarray(0, kept)) };
+    return { docs: matches.slice(0, kept), scores: Float64Array.from(matchScores.subarray(0, kept)), floor: bar };
   }
 
   /**
@@ -504,8 +510,8 @@ function boundOf(shared: number, n: number, nq: number): number {
   return Math.fround(c / (nq + n - c));
 }
 
-function noMatches(): TrigramMatches {
-  return { docs: new Int32Array(0), scores: new Float64Array(0) };
+function noMatches(floor: number): TrigramMatches {
+  return { docs: new Int32Array(0), scores: new Float64Array(0), floor };
 }
 
 /**

@@ -82,6 +82,11 @@ function searchedTop(index: TrigramIndex, query: string, threshold: number, k: n
 function assertTopSameAsBruteForce(index: TrigramIndex, docs: { row: number; field: number; trigrams: Int32Array }[], query: string, threshold: number, k: number, rowStart?: number, rowEnd?: number): void {
   const found = searchedTop(index, query, threshold, k, rowStart, rowEnd);
   const expected = bruteForceTop(docs, query, threshold, k, rowStart, rowEnd);
+  // The floor it reports: the bar brute force finds (every doc at or above it is returned).
+  const { floor } = index.searchTop(query, threshold, k, { ...(rowStart !== undefined ? { rowStart } : {}), ...(rowEnd !== undefined ? { rowEnd } : {}) });
+  const all = bruteForce(docs, query, threshold, rowStart, rowEnd);
+  assert.ok(floor >= threshold, `floor ${floor} below the threshold ${threshold}`);
+  for (const [key, score] of all) if (score >= floor) assert.ok(found.has(key), `searchTop(${JSON.stringify(query)}, ${threshold}, k=${k}): ${key} scores ${score} ≥ its floor ${floor} but is missing`);
   const where = `searchTop(${JSON.stringify(query)}, ${threshold}, k=${k}${rowStart !== undefined ? `, rows ${rowStart}..${rowEnd}` : ''})`;
   const missing = [...expected.keys()].filter((key) => !found.has(key)).slice(0, 5);
   const extra = [...found.keys()].filter((key) => !expected.has(key)).slice(0, 5);

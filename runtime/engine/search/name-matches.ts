@@ -14,6 +14,9 @@
 // still rank is returned with its higher half; a doc returned with only its lower half scores
 // below what the first k rows reach and never displaces them. C leaves the changed docs out of
 // its search (excludedDocs), so they never raise its bar; it runs only for accented queries.
+// B then C start from the floor the searches before them ended with (TrigramMatches.floor): the
+// combined k-th best row score is at least A's, so a doc below A's floor cannot rank or tie, and
+// a higher threshold lets B and C count fewer posting lists.
 import { type TrigramField, type TrigramIndex, type TrigramMatches } from '../../indexes/trigram-index.js';
 import { trigramsOf } from '../../text/trigram.js';
 import { unaccent } from '../../text/unaccent.js';
@@ -65,9 +68,9 @@ function run(index: TrigramIndex, q: string, threshold: number, options: NameMat
 export function nameMatches(indexes: NameTrigrams, q: string, threshold: number, options: NameMatchOptions): NameMatches {
   const plain = run(indexes.trigram, q, threshold, options);
   const uq = unaccent(q);
-  const unaccented = run(indexes.trigramUnaccented, uq, threshold, options);
+  const unaccented = run(indexes.trigramUnaccented, uq, plain.floor, options);
   const accentedQuery = uq !== q && !sameCodes(trigramsOf(uq), trigramsOf(q));
-  const others = accentedQuery ? run(indexes.trigram, uq, threshold, options, indexes.changedDocs) : null;
+  const others = accentedQuery ? run(indexes.trigram, uq, Math.max(plain.floor, unaccented.floor), options, indexes.changedDocs) : null;
 
   const capacity = plain.docs.length + unaccented.docs.length + (others?.docs.length ?? 0);
   const out: NameMatches = { count: 0, rows: new Int32Array(capacity), fields: new Uint8Array(capacity), scores: new Float64Array(capacity) };

@@ -1,0 +1,69 @@
+// nameMatches (runtime/engine/search/name-matches.ts) with a top-k cut: the three searches (plain,
+// the unaccent index, the unaccent half of the other docs), each started from the floor the ones
+// before it ended with, must hand the caller every row that can rank among the first k by its
+// best score — ties at the k-th place included — with that best score, exactly as the uncut
+// search does (the oracle: every match, then ranked).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { searchContext } from '../../runtime/engine/search/context.js';
+import { nameMatches, type NameMatches } from '../../runtime/engine/search/name-matches.js';
+import { roundScore } from '../../runtime/text/trigram.js';
+import type { Store } from '../../runtime/store/types.js';
+import { typo } from '../support/search-queries.js';
+import { prng } from '../support/random.js';
+import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../support/snapshots.js';
+
+const roundedTieFloor = (kth: number): number => roundScore(kth) - 0.0051;
+
+/** Best score per row. */
+function bestByRow(matches: NameMatches): Map<number, number> {
+  const best = new Map<number, number>();
+  for (let i = 0; i < matches.count; i++) best.set(matches.rows[i]!, Math.max(best.get(matches.rows[i]!) ?? -1, matches.scores[i]!));
+  return best;
+}
+
+function assertTopRows(store: Store, queries: string[], thresholds: number[]): void {
+  const indexes = searchContext(store).indexes('cities');
+  const rowEnd = store.cities.count;
+  for (const q of queries) {
+    for (const threshold of thresholds) {
+      const every = bestByRow(nameMatches(indexes, q, threshold, { rowStart: 0, rowEnd }));
+      const ranked = [...every.values()].sort((a, b) => b - a);
+      for (const k of [1, 3, 10]) {
+        for (const tieFloor of [undefined, roundedTieFloor]) {
+          const cut = bestByRow(nameMatches(indexes, q, threshold, { rowStart: 0, rowEnd, k, ...(tieFloor ? { tieFloor } : {}) }));
+          // Rows that can rank or tie: best score ≥ the floor of the k-th best row score.
+          const floor = ranked.length >= k ? Math.max(threshold, tieFloor ? tieFloor(ranked[k - 1]!) : ranked[k - 1]!) : threshold;
+          const where = `nameMatches(${JSON.stringify(q)}, ${threshold}, k=${k}${tieFloor ? ', rounded ties' : ''})`;
+          for (const [row, score] of every) {
+            if (score < floor) continue;
+            assert.equal(cut.get(row), score, `${where}: row ${row} (best ${score}) missing or with a lower score`);
+          }
+          for (const [row, score] of cut) assert.ok(score <= every.get(row)!, `${where}: row ${row} scored above its best`);
+        }
+      }
+    }
+  }
+}
+
+function queriesOf(store: Store, count: number, seed: number): string[] {
+  const random = prng(seed);
+  const queries: string[] = ['São Paulo', 'Sao Paulo', 'Zürich', 'Zurich', 'Kraków', 'Ærø', 'Lodz', 'Łódź', 'san', 'ny'];
+  for (let i = 0; i < count; i++) {
+    const name = store.cities.nameAt(Math.floor(random() * store.cities.count));
+    queries.push(i % 3 === 0 ? name.slice(0, 2 + (i % 5)) : typo(random, name));
+  }
+  return queries;
+}
+
+describe('nameMatches with a top-k cut', () => {
+  it('returns every row that can rank among the first k, with its best score (fixture)', () => {
+    const { store } = fixtureSnapshot();
+    assertTopRows(store, queriesOf(store, 120, 5), [0.2, 0.3, 0.5]);
+  });
+
+  it('returns every row that can rank among the first k, with its best score (full dataset)', { skip: fullDatasetSkip() }, () => {
+    const { store } = fullSnapshot();
+    assertTopRows(store, queriesOf(store, 60, 6), [0.2, 0.3]);
+  });
+});
