@@ -83,6 +83,22 @@ function runCli(checkout: string, args: string[], cwd: string): string {
 }
 
 
+/** Polls /readyz until it answers 200, or 404 (a build from before readiness probes). */
+async function waitForReady(port: number, timeoutMs = 120_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const status = await new Promise<number>((resolve) => {
+      http.get({ host: '127.0.0.1', port, path: '/readyz', agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', () => resolve(0));
+    });
+    if (status === 200 || status === 404) return;
+    if (performance.now() > deadline) throw new Error(`geoapi serve on port ${port} was not ready within ${timeoutMs / 1000} s (last /readyz status ${status})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 function waitForBanner(child: ChildProcess, stderr: () => string): Promise<void> {
   return new Promise((resolveReady, reject) => {
     let out = '';
@@ -200,6 +216,9 @@ export async function record(options: RecordOptions): Promise<{ answers: number;
       stderr += chunk.toString();
     });
     await waitForBanner(child, () => stderr);
+    // Requests start once it is ready (its warm-up fills caches: answered before, X-Cache would
+    // depend on timing); a build without /readyz (404) is ready once it listens.
+    await waitForReady(port);
     options.log(`serving ${checkout} on port ${port}; sending ${steps.length} requests`);
 
     const commit = spawnSync('git', ['-C', checkout, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
