@@ -10,7 +10,7 @@ import type { Operation } from '../routes/types.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
 import { buildApp, checkOperations, type WorkerState } from './app.js';
-import { collectSoon } from './collect.js';
+import { collectNow, collectSoon } from './collect.js';
 import type { MainToWorker, OperationsModule, WorkerInit, WorkerToMain } from './protocol.js';
 import { createLogger, levelOf } from './log.js';
 import { RequestObserver } from './observe.js';
@@ -192,6 +192,7 @@ function prepareInTurns(store: Store): void {
     const step = steps.shift();
     if (!step) {
       preparing = null;
+      collectNow();
       post({ type: 'warmed', ms: performance.now() - started });
       return;
     }

@@ -10,6 +10,7 @@ import type { Store } from '../../store/types.js';
 import { postcodeDisplayQuery, postcodeKey } from '../../text/normalise.js';
 import { countryRowByIso2 } from '../countries.js';
 import { perStore } from '../per-store.js';
+import { SHARED } from '../shared-names.js';
 
 /** Filters in their normalised forms (what two equivalent requests have in common). */
 export interface PostcodeFilters {
@@ -64,14 +65,22 @@ export class PostcodeEngine {
     this.keys = StringTable.from(store.section(POSTCODE_KEYS_SECTION), 0, POSTCODE_KEYS_SECTION);
     if (this.keys.count !== count) throw new Error(`${POSTCODE_KEYS_SECTION}: expected ${count} keys, found ${this.keys.count}`);
     this.columns = PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), count);
+    const byteStarts = store.derived(SHARED.localityByteStarts);
+    if (byteStarts !== null) this.columns.useLocalityByteStarts(byteStarts, `${POSTCODE_FILTERS_SECTION} locality byte starts (shared)`);
   }
 
-  /** Decodes every country's locality text ahead of the first `q` request (prepareEngine). */
+  /** The locality offsets of every country (shared by the main thread, else built here), ahead of the first `q` request. */
   prepare(): void {
+    this.columns.localityByteStarts();
     const ranges = this.store.relations.countryPostcodes;
     for (let countryRow = 0; countryRow < ranges.start.length; countryRow++) {
       if (ranges.end[countryRow]! > ranges.start[countryRow]!) this.columns.localitiesOfRange(ranges.start[countryRow]!);
     }
+  }
+
+  /** The locality offsets in a SharedArrayBuffer, for the main thread to build once for every thread (shared.ts). */
+  sharedLocalityByteStarts(): SharedArrayBuffer {
+    return this.columns.sharedLocalityByteStarts();
   }
 
   /** One engine per store, built on first use. */
