@@ -346,8 +346,8 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
  * Marks the localities of one country whose key contains `needle` (a matchKey form without the
- * terminator). Returns a byte per locality (index − localityStart), or null when none matches.
- * The needle's UTF-8 is searched in the text's UTF-8: for well-formed strings a byte match is a
+ * terminator). Returns a bit per locality (bit i of byte i >> 3 for index − localityStart = i:
+ * isMarked), or null when none matches. The needle's UTF-8 is searched in the text's UTF-8: for well-formed strings a byte match is a
  * code-unit match (UTF-8 lead bytes never occur inside a character), so the marks are those of
  * String#indexOf over the decoded text, which a needle holding a lone surrogate still gets.
  */
@@ -361,12 +361,17 @@ export function matchLocalities(localities: CountryLocalities, needle: string): 
     const hit = bytes.indexOf(needleBytes, from);
     if (hit < 0) break;
     const locality = lastAtOrBefore(byteStart, hit);
-    marks ??= new Uint8Array(byteStart.length);
-    marks[locality] = 1;
+    marks ??= new Uint8Array((byteStart.length + 7) >>> 3);
+    marks[locality >>> 3]! |= 1 << (locality & 7);
     // Continue after this locality: one hit per locality is enough.
     from = locality + 1 < byteStart.length ? byteStart[locality + 1]! : bytes.length;
   }
   return marks;
+}
+
+/** Whether matchLocalities' marks hold locality i (index − localityStart). */
+export function isMarked(marks: Uint8Array, i: number): boolean {
+  return ((marks[i >>> 3]! >>> (i & 7)) & 1) !== 0;
 }
 
 /** matchLocalities over the decoded text (UTF-16 offsets), for needles whose UTF-8 form differs. */
@@ -379,8 +384,8 @@ function matchDecoded(localities: CountryLocalities, needle: string): Uint8Array
     const hit = text.indexOf(needle, from);
     if (hit < 0) break;
     const locality = lastAtOrBefore(charStart, hit);
-    marks ??= new Uint8Array(charStart.length);
-    marks[locality] = 1;
+    marks ??= new Uint8Array((charStart.length + 7) >>> 3);
+    marks[locality >>> 3]! |= 1 << (locality & 7);
     // An empty needle is in every locality: step past the text's end rather than find it there again.
     from = locality + 1 < charStart.length ? charStart[locality + 1]! : text.length + 1;
   }

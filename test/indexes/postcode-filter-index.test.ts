@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ArrayPack, ArrayPackBuilder } from '../../runtime/format/array-pack.js';
 import { SnapshotFormatError } from '../../runtime/format/section.js';
-import { localityKeyAt, matchLocalities, PostcodeFilterIndex, PostcodeFilterIndexBuilder, type PostcodeFilterFields } from '../../runtime/indexes/postcode-filter-index.js';
+import { isMarked, localityKeyAt, matchLocalities, PostcodeFilterIndex, PostcodeFilterIndexBuilder, type PostcodeFilterFields } from '../../runtime/indexes/postcode-filter-index.js';
 import { matchKey, postcodeTypeKey, stateCodeKey } from '../../runtime/text/normalise.js';
 import { ownBuffer, pick, prng } from './helpers.js';
 
@@ -127,7 +127,11 @@ describe('PostcodeFilterIndex', () => {
         const marks = matchLocalities(localities, needle);
         const expected = keys.map((key) => (key.includes(needle) ? 1 : 0));
         if (expected.every((m) => m === 0)) assert.equal(marks, null, `"${needle}": no match`);
-        else assert.deepEqual([...marks!], expected, `"${needle}" in country group at row ${start}`);
+        else {
+          assert.equal(marks!.length, Math.ceil(keys.length / 8), 'a bit per locality');
+          assert.deepEqual(keys.map((_, i) => (isMarked(marks!, i) ? 1 : 0)), expected, `"${needle}" in country group at row ${start}`);
+          for (let i = keys.length; i < marks!.length * 8; i++) assert.equal(isMarked(marks!, i), false, 'no mark past the last locality');
+        }
       }
     }
   });

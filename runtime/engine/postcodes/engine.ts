@@ -4,7 +4,7 @@
 // - filtered listing: a scan of the country's rows in snapshot order (= code, then id) that
 //   resumes right after a given row and tests filters on typed columns only.
 import { POSTCODE_FILTERS_SECTION, POSTCODE_KEYS_SECTION } from '../../format/sections.js';
-import { matchLocalities, PostcodeFilterIndex } from '../../indexes/postcode-filter-index.js';
+import { isMarked, matchLocalities, PostcodeFilterIndex } from '../../indexes/postcode-filter-index.js';
 import { StringTable } from '../../indexes/string-table.js';
 import type { Store } from '../../store/types.js';
 import { postcodeDisplayQuery, postcodeKey } from '../../text/normalise.js';
@@ -49,7 +49,8 @@ export interface SearchPage {
 }
 
 /** Bounded cache of locality match marks per (country, q): pages of one search reuse them. */
-const LOCALITY_MARKS_MAX_BYTES = 8 * 1024 * 1024;
+// A bit per locality: 1 MiB holds as many marks as 8 MiB of byte marks did, per thread.
+const LOCALITY_MARKS_MAX_BYTES = 1024 * 1024;
 const NO_MATCH = new Uint8Array(0);
 
 const engines = perStore((store) => new PostcodeEngine(store));
@@ -192,7 +193,7 @@ export class PostcodeEngine {
       if (typeValue >= 0 && typeByRow[row] !== typeValue) continue;
       if (marks !== null && (row < prefixStart || row >= prefixEnd)) {
         const locality = localityByRow[row]!;
-        if (locality < 0 || marks[locality - localityBase] !== 1) continue;
+        if (locality < 0 || !isMarked(marks, locality - localityBase)) continue;
       }
       rows.push(row);
       if (rows.length === wanted) break;
