@@ -134,7 +134,7 @@ async function main(): Promise<void> {
           }
           const previous = swapStore(prepared.store);
           // The old store's preparation stops (its closures would keep it alive); the new one's starts.
-          if (init.operationsModule === null) prepareInTurns(prepared.store);
+          if (init.operationsModule === null) prepareInTurns(prepared.store, false);
           prepared = null;
           released.register(previous, previous.manifest.dataVersion);
           collectSoon(GC_AFTER_SWAP_MS);
@@ -172,7 +172,7 @@ async function main(): Promise<void> {
     skippedKeys: state.keys.skipped,
   });
   // A test seam's store may lack sections the preparation reads: only the real one is prepared.
-  if (init.operationsModule === null) prepareInTurns(store);
+  if (init.operationsModule === null) prepareInTurns(store, true);
   else post({ type: 'warmed', ms: 0 });
 }
 
@@ -183,7 +183,7 @@ let preparing: Store | null = null;
  * Runs the engine's preparation steps one per event-loop turn (requests are served in between),
  * then tells the main thread, which makes /readyz answer ready once every thread has.
  */
-function prepareInTurns(store: Store): void {
+function prepareInTurns(store: Store, first: boolean): void {
   preparing = store;
   const started = performance.now();
   const steps = preparationStepsFor(store);
@@ -192,7 +192,8 @@ function prepareInTurns(store: Store): void {
     const step = steps.shift();
     if (!step) {
       preparing = null;
-      collectNow();
+      // Before the first ready only: after a swap, requests are being served (and the swap collects anyway).
+      if (first) collectNow();
       post({ type: 'warmed', ms: performance.now() - started });
       return;
     }

@@ -90,8 +90,9 @@ export class SearchContext {
   }
 
   /**
-   * KIND_CODE of every city row (shared by the main thread, else built here on first use) from the `type` field alone (FlatBuffers
-   * accessors over `records.cities`, ~30× cheaper than decoding whole records).
+   * KIND_CODE of every city row: the main thread's (shared.ts), else built on first use from the
+   * `type` field alone (FlatBuffers accessors over `records.cities`, ~30× cheaper than decoding
+   * whole records).
    */
   cityKinds(): Uint8Array {
     const shared = this.kinds === null ? this.store.derived(SHARED.cityKinds) : null;
