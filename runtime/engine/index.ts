@@ -119,8 +119,9 @@ export function engineFor(store: Store): Engine {
 
 /**
  * What the engine otherwise builds on the first request that needs it (index views, trigram
- * bitmaps, scratch arrays, autocomplete's rank structure, city kinds, postcode locality texts,
- * code lookups), as separate steps of at most some tens of ms each: the server runs them one per
+ * bitmaps, scratch arrays, autocomplete's rank structure, city kinds, postcode locality offsets,
+ * code lookups; the immutable ones are adopted from the main thread when it built them once for
+ * every thread, shared.ts), as separate steps of at most some tens of ms each: the server runs them one per
  * event-loop turn after loading, so a request arriving meanwhile waits for one step at most and no
  * request pays a whole preparation.
  */

@@ -51,6 +51,14 @@ export class ArrayPackBuilder {
     });
     return out;
   }
+
+  /** The same bytes in a SharedArrayBuffer: structures built once and read by every worker thread. */
+  finishShared(): SharedArrayBuffer {
+    const bytes = this.finish();
+    const shared = new SharedArrayBuffer(bytes.byteLength);
+    new Uint8Array(shared).set(bytes);
+    return shared;
+  }
 }
 
 export class ArrayPack {

@@ -15,11 +15,13 @@ import { createQuotaShared, stopQuotaShared, type QuotaShared } from '../access/
 import type { QuotaMode } from '../access/quota/options.js';
 import type { GeoapiConfig } from './config.js';
 import { loadSnapshotBytes, type SnapshotBytes } from '../store/load.js';
+import { withSharedStructures } from '../engine/shared.js';
 import { createLogger, levelOf, messageLogger } from './log.js';
 import { startMetricsListener, type MetricsListener } from './metrics-server.js';
 import type { MetricJson } from './observe.js';
 import type { MainToWorker, OperationsModule, StoreSummary, WorkerInit, WorkerToMain } from './protocol.js';
 import { startSnapshotSwapper, type ReloadOutcome } from './snapshot-swap.js';
+import { collectSoon } from './collect.js';
 import { loadUws, type UwsBuild } from './uws.js';
 
 export interface ServerOptions {
@@ -195,7 +197,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const operationsModule = options.operationsModule ? moduleUrl(options.operationsModule) : null;
   const loadStartedMs = performance.now();
-  const snapshot = await loadSnapshot(config, operationsModule);
+  const loadedSnapshot = await loadSnapshot(config, operationsModule);
+  // Built once here and shared, rather than once per worker thread.
+  const snapshot = loadedSnapshot === null ? null : withSharedStructures(loadedSnapshot, log);
   const quota = startQuota(config, policy, log);
 
   const init: Omit<WorkerInit, 'threadIndex'> & { snapshot: SnapshotBytes | null } = {
@@ -243,6 +247,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     warmThreads.add(threadIndex);
     if (warmThreads.size < threads) return;
     if (ms > 0) log(`warm: every thread has prepared its indexes (the last in ${Math.round(ms)} ms); /readyz answers ready`);
+    // This thread serves no requests: what loading and the shared structures left behind goes back now.
+    collectSoon(0);
     for (const handle of handles) handle.worker.postMessage({ type: 'warm' } satisfies MainToWorker);
   };
 

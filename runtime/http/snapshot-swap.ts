@@ -11,6 +11,7 @@
 import { realpathSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { loadSnapshotBytes, manifestPath, type SnapshotBytes } from '../store/load.js';
 import { openStore } from '../store/open.js';
+import { withSharedStructures } from '../engine/shared.js';
 import { collectSoon } from './collect.js';
 import type { MainToWorker, StoreSummary, WorkerToMain } from './protocol.js';
 
@@ -72,10 +73,11 @@ export function startSnapshotSwapper(options: SnapshotSwapOptions): SnapshotSwap
   function loadChecked(): { bytes: SnapshotBytes } | { refused: string } {
     try {
       const dir = realpathSync(snapshotDir);
-      const bytes = loadSnapshotBytes(dir);
+      const loaded = loadSnapshotBytes(dir);
       // Record counts against the manifest, relation arrays: the checks a worker would otherwise fail.
-      openStore(bytes);
-      return { bytes };
+      openStore(loaded);
+      // The new snapshot's shared structures (engine/shared.ts) travel with its bytes.
+      return { bytes: withSharedStructures(loaded, log) };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return { refused: message.split('\n')[0]! };

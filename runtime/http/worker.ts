@@ -10,7 +10,7 @@ import type { Operation } from '../routes/types.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
 import { buildApp, checkOperations, type WorkerState } from './app.js';
-import { collectSoon } from './collect.js';
+import { collectNow, collectSoon } from './collect.js';
 import type { MainToWorker, OperationsModule, WorkerInit, WorkerToMain } from './protocol.js';
 import { createLogger, levelOf } from './log.js';
 import { RequestObserver } from './observe.js';
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
           }
           const previous = swapStore(prepared.store);
           // The old store's preparation stops (its closures would keep it alive); the new one's starts.
-          if (init.operationsModule === null) prepareInTurns(prepared.store, prefillSteps);
+          if (init.operationsModule === null) prepareInTurns(prepared.store, prefillSteps, false);
           prepared = null;
           released.register(previous, previous.manifest.dataVersion);
           collectSoon(GC_AFTER_SWAP_MS);
@@ -172,7 +172,7 @@ async function main(): Promise<void> {
     skippedKeys: state.keys.skipped,
   });
   // A test seam's store may lack sections the preparation reads: only the real one is prepared.
-  if (init.operationsModule === null) prepareInTurns(store, prefillSteps);
+  if (init.operationsModule === null) prepareInTurns(store, prefillSteps, true);
   else post({ type: 'warmed', ms: 0 });
 }
 
@@ -184,7 +184,7 @@ let preparing: Store | null = null;
  * event-loop turn (requests are served in between), then tells the main thread, which makes
  * /readyz answer ready once every thread has.
  */
-function prepareInTurns(store: Store, prefillSteps: (store: Store) => (() => void)[]): void {
+function prepareInTurns(store: Store, prefillSteps: (store: Store) => (() => void)[], first: boolean): void {
   preparing = store;
   const started = performance.now();
   const fixedNowMs = init.fixedNowMs;
@@ -194,6 +194,8 @@ function prepareInTurns(store: Store, prefillSteps: (store: Store) => (() => voi
     const step = steps.shift();
     if (!step) {
       preparing = null;
+      // Before the first ready only: after a swap, requests are being served (and the swap collects anyway).
+      if (first) collectNow();
       post({ type: 'warmed', ms: performance.now() - started });
       return;
     }

@@ -1,7 +1,7 @@
 // Postcode filter columns (`postcodes.filters`): per-row typed filter columns, so that the postcode
 // search never decodes a FlatBuffers record to test a filter, and the matchKey() forms of the
 // locality names, deduplicated per country, so a `q` "contains" test scans each distinct locality
-// of a country once (one String#indexOf pass over the country's joined text, decoded on first use).
+// of a country once (one byte search of its UTF-8 over the country's joined text, never decoded whole).
 // Built with `new PostcodeFilterIndexBuilder().add(record, countryRow)….finish()`, read with
 // `PostcodeFilterIndex.from(buffer, postcodeCount)`.
 //
@@ -171,14 +171,34 @@ export class PostcodeFilterIndexBuilder {
 export interface CountryLocalities {
   localityStart: number;
   localityEnd: number;
-  /** matchKey of every locality, each followed by LOCALITY_TERMINATOR. */
-  text: string;
-  /** UTF-16 offset in `text` of each locality (index − localityStart). */
+  /**
+   * UTF-8 of every locality's matchKey, each followed by LOCALITY_TERMINATOR: a view of the
+   * section's bytes. Searched as bytes, never decoded whole: decoded texts were ~9 MiB of
+   * strings in every thread's heap.
+   */
+  bytes: Buffer;
+  /** Byte offset in `bytes` of each locality (index − localityStart). */
+  byteStart: Int32Array;
+  /** UTF-16 offset of each locality in the decoded text (index − localityStart). */
   charStart: Int32Array;
 }
 
+/** The matchKey of the i-th locality of `localities` (i = index − localityStart). */
+export function localityKeyAt(localities: CountryLocalities, i: number): string {
+  const start = localities.byteStart[i]!;
+  const end = i + 1 < localities.byteStart.length ? localities.byteStart[i + 1]! : localities.bytes.length;
+  return decoder.decode(localities.bytes.subarray(start, end - LOCALITY_TERMINATOR_BYTES));
+}
+
+/** Layout version of sharedLocalityByteStarts()'s buffer. */
+const BYTE_STARTS_LAYOUT = 1;
+const LOCALITY_TERMINATOR_BYTE = 0x0a;
+const LOCALITY_TERMINATOR_BYTES = 1;
+
 export class PostcodeFilterIndex {
   private readonly localitiesByGroup = new Map<number, CountryLocalities>();
+  /** Per locality: its byte offset in its group's text (shared by the main thread, or built here on first use). */
+  private byteStarts: Int32Array | null = null;
   private readonly stateCodeIndex: Map<string, number>;
   private readonly typeIndex: Map<string, number>;
 
@@ -246,15 +266,63 @@ export class PostcodeFilterIndex {
     if (localities === undefined) {
       const localityStart = this.groupLocalityStart[group]!;
       const localityEnd = this.groupLocalityStart[group + 1]!;
+      const text = this.localityText.subarray(this.groupTextStart[group]!, this.groupTextStart[group + 1]!);
       localities = {
         localityStart,
         localityEnd,
-        text: decoder.decode(this.localityText.subarray(this.groupTextStart[group]!, this.groupTextStart[group + 1]!)),
+        bytes: Buffer.from(text.buffer, text.byteOffset, text.byteLength),
+        byteStart: this.localityByteStarts().subarray(localityStart, localityEnd),
         charStart: this.localityCharStart.subarray(localityStart, localityEnd),
       };
       this.localitiesByGroup.set(group, localities);
     }
     return localities;
+  }
+
+  /**
+   * Per locality, its byte offset in its group's text: each group's text is its localities'
+   * keys in order, each ended by the terminator. Built on first use unless adopted from the
+   * main thread (useLocalityByteStarts).
+   */
+  localityByteStarts(): Int32Array {
+    if (this.byteStarts === null) {
+      const starts = new Int32Array(this.localityCharStart.length);
+      const text = this.localityText;
+      for (let group = 0; group + 1 < this.groupTextStart.length; group++) {
+        const base = this.groupTextStart[group]!;
+        const end = this.groupTextStart[group + 1]!;
+        let locality = this.groupLocalityStart[group]!;
+        const last = this.groupLocalityStart[group + 1]!;
+        let at = base;
+        while (locality < last && at < end) {
+          starts[locality++] = at - base;
+          const terminator = text.indexOf(LOCALITY_TERMINATOR_BYTE, at);
+          at = terminator < 0 || terminator >= end ? end : terminator + 1;
+        }
+        if (locality !== last || at !== end) {
+          throw new SnapshotFormatError(`${what}: group ${group}: expected ${last - this.groupLocalityStart[group]!} localities ending at byte ${end}, found ${locality - this.groupLocalityStart[group]!} ending at ${at}`);
+        }
+      }
+      this.byteStarts = starts;
+    }
+    return this.byteStarts;
+  }
+
+  /** localityByteStarts() in a SharedArrayBuffer (ArrayPack: header [layout, localities, text bytes], starts) for every thread. */
+  sharedLocalityByteStarts(): SharedArrayBuffer {
+    return new ArrayPackBuilder().add(Int32Array.of(BYTE_STARTS_LAYOUT, this.localityCharStart.length, this.localityText.length)).add(this.localityByteStarts()).finishShared();
+  }
+
+  /** Reads localityByteStarts() from sharedLocalityByteStarts()'s buffer; refuses one built for another index. */
+  useLocalityByteStarts(buffer: ArrayBufferLike, name = 'locality byte starts'): void {
+    const pack = ArrayPack.from(buffer, 0, name);
+    const header = pack.get(0, Int32Array, name);
+    const starts = pack.get(1, Int32Array, name);
+    const expected = [BYTE_STARTS_LAYOUT, this.localityCharStart.length, this.localityText.length];
+    if (header.length !== 3 || header.some((value, i) => value !== expected[i]) || starts.length !== expected[1]) {
+      throw new SnapshotFormatError(`${name}: expected header [layout, localities, text bytes] ${JSON.stringify(expected)} and ${expected[1]} starts, found ${JSON.stringify([...header])} and ${starts.length}`);
+    }
+    this.byteStarts = starts;
   }
 
   private groupOf(rowStart: number): number {
@@ -273,29 +341,65 @@ export class PostcodeFilterIndex {
   }
 }
 
+/** A lone surrogate: such a needle is searched in the decoded text (its UTF-8 form would be U+FFFD's). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 /**
  * Marks the localities of one country whose key contains `needle` (a matchKey form without the
- * terminator). Returns a byte per locality (index − localityStart), or null when none matches.
+ * terminator). Returns a bit per locality (bit i of byte i >> 3 for index − localityStart = i:
+ * isMarked), or null when none matches. The needle's UTF-8 is searched in the text's UTF-8: for well-formed strings a byte match is a
+ * code-unit match (UTF-8 lead bytes never occur inside a character), so the marks are those of
+ * String#indexOf over the decoded text, which a needle holding a lone surrogate still gets.
  */
 export function matchLocalities(localities: CountryLocalities, needle: string): Uint8Array | null {
-  const { text, charStart } = localities;
+  if (needle === '' || LONE_SURROGATE.test(needle)) return matchDecoded(localities, needle);
+  const { bytes, byteStart } = localities;
+  const needleBytes = Buffer.from(needle, 'utf8');
   let marks: Uint8Array | null = null;
   let from = 0;
   for (;;) {
-    const hit = text.indexOf(needle, from);
+    const hit = bytes.indexOf(needleBytes, from);
     if (hit < 0) break;
-    // The locality holding the hit: last charStart ≤ hit.
-    let lo = 0;
-    let hi = charStart.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (charStart[mid]! <= hit) lo = mid;
-      else hi = mid - 1;
-    }
-    marks ??= new Uint8Array(charStart.length);
-    marks[lo] = 1;
+    const locality = lastAtOrBefore(byteStart, hit);
+    marks ??= new Uint8Array((byteStart.length + 7) >>> 3);
+    marks[locality >>> 3]! |= 1 << (locality & 7);
     // Continue after this locality: one hit per locality is enough.
-    from = lo + 1 < charStart.length ? charStart[lo + 1]! : text.length;
+    from = locality + 1 < byteStart.length ? byteStart[locality + 1]! : bytes.length;
   }
   return marks;
+}
+
+/** Whether matchLocalities' marks hold locality i (index − localityStart). */
+export function isMarked(marks: Uint8Array, i: number): boolean {
+  return ((marks[i >>> 3]! >>> (i & 7)) & 1) !== 0;
+}
+
+/** matchLocalities over the decoded text (UTF-16 offsets), for needles whose UTF-8 form differs. */
+function matchDecoded(localities: CountryLocalities, needle: string): Uint8Array | null {
+  const text = decoder.decode(localities.bytes);
+  const { charStart } = localities;
+  let marks: Uint8Array | null = null;
+  let from = 0;
+  while (from <= text.length) {
+    const hit = text.indexOf(needle, from);
+    if (hit < 0) break;
+    const locality = lastAtOrBefore(charStart, hit);
+    marks ??= new Uint8Array((charStart.length + 7) >>> 3);
+    marks[locality >>> 3]! |= 1 << (locality & 7);
+    // An empty needle is in every locality: step past the text's end rather than find it there again.
+    from = locality + 1 < charStart.length ? charStart[locality + 1]! : text.length + 1;
+  }
+  return marks;
+}
+
+/** The last index i of an ascending array with starts[i] ≤ at (starts[0] ≤ at). */
+function lastAtOrBefore(starts: Int32Array, at: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (starts[mid]! <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }

@@ -30,6 +30,9 @@ const BITMAP_MIN_POSTINGS = 2048;
 /** A doc's state counts up to 255 lists; queries with more take TrigramIndex.runWide(). */
 const MAX_COUNTED_LISTS = 0xff;
 
+/** Layout version of sharedBitmaps()'s buffer. */
+const BITMAPS_LAYOUT = 1;
+
 export const TRIGRAM_FIELD_NAME = 0;
 export const TRIGRAM_FIELD_NATIVE = 1;
 export type TrigramField = typeof TRIGRAM_FIELD_NAME | typeof TRIGRAM_FIELD_NATIVE;
@@ -191,6 +194,48 @@ export class TrigramIndex {
     for (let slot = 0; slot < this.codes.length; slot++) {
       if (this.postingStarts[slot + 1]! - this.postingStarts[slot]! >= BITMAP_MIN_POSTINGS) this.bitmapOf(slot);
     }
+  }
+
+  /**
+   * Every long list's membership bitmap in one SharedArrayBuffer (ArrayPack: header [layout,
+   * docs, BITMAP_MIN_POSTINGS], slots, words: one bitmap of ceil(docs / 32) words per slot), so
+   * the main thread builds them once and every worker thread reads the same bytes (useBitmaps).
+   */
+  sharedBitmaps(): SharedArrayBuffer {
+    const slots: number[] = [];
+    for (let slot = 0; slot < this.codes.length; slot++) {
+      if (this.postingStarts[slot + 1]! - this.postingStarts[slot]! >= BITMAP_MIN_POSTINGS) slots.push(slot);
+    }
+    const wordsPerBitmap = (this.docRows.length + 31) >>> 5;
+    const words = new Int32Array(slots.length * wordsPerBitmap);
+    slots.forEach((slot, i) => words.set(this.bitmapOf(slot), i * wordsPerBitmap));
+    return new ArrayPackBuilder().add(Int32Array.of(BITMAPS_LAYOUT, this.docRows.length, BITMAP_MIN_POSTINGS)).add(Int32Array.from(slots)).add(words).finishShared();
+  }
+
+  /**
+   * Reads the bitmaps from sharedBitmaps()'s buffer instead of building them; refuses one built
+   * for another index (its docs, threshold or long lists differ), stating expected vs found.
+   */
+  useBitmaps(buffer: ArrayBufferLike, what = 'trigram bitmaps'): void {
+    const pack = ArrayPack.from(buffer, 0, what);
+    const header = pack.get(0, Int32Array, what);
+    const slots = pack.get(1, Int32Array, what);
+    const words = pack.get(2, Int32Array, what);
+    const expected = [BITMAPS_LAYOUT, this.docRows.length, BITMAP_MIN_POSTINGS];
+    if (header.length !== 3 || header.some((value, i) => value !== expected[i])) {
+      throw new SnapshotFormatError(`${what}: expected header [layout, docs, min postings] ${JSON.stringify(expected)}, found ${JSON.stringify([...header])}`);
+    }
+    const wordsPerBitmap = (this.docRows.length + 31) >>> 5;
+    let longLists = 0;
+    for (let slot = 0; slot < this.codes.length; slot++) {
+      if (this.postingStarts[slot + 1]! - this.postingStarts[slot]! < BITMAP_MIN_POSTINGS) continue;
+      if (slots[longLists] !== slot) throw new SnapshotFormatError(`${what}: expected long list ${longLists} at slot ${slot}, found ${slots[longLists] ?? 'none'}`);
+      longLists++;
+    }
+    if (slots.length !== longLists || words.length !== longLists * wordsPerBitmap) {
+      throw new SnapshotFormatError(`${what}: expected ${longLists} bitmaps of ${wordsPerBitmap} words, found ${slots.length} slots and ${words.length} words`);
+    }
+    for (let i = 0; i < longLists; i++) this.bitmapsBySlot.set(slots[i]!, words.subarray(i * wordsPerBitmap, (i + 1) * wordsPerBitmap));
   }
 
   docRow(doc: number): number {

@@ -14,6 +14,11 @@ export interface SnapshotBytes {
   manifest: Manifest;
   /** Section payloads by section name, each at offset 0 of its own buffer. */
   sections: Record<string, SharedArrayBuffer>;
+  /**
+   * Structures derived from the sections, built once by the main thread for every worker thread
+   * (runtime/engine/shared.ts), by name; absent: each thread builds its own on first use.
+   */
+  derived?: Record<string, SharedArrayBuffer>;
 }
 
 /** The manifest file of the snapshot in `dir` (what a watcher of the snapshot watches). */

@@ -70,5 +70,9 @@ export function openStore(bytes: SnapshotBytes): Store {
     hasSection(name: string): boolean {
       return Object.prototype.hasOwnProperty.call(sections, name);
     },
+    derived(name: string): ArrayBufferLike | null {
+      const derived = bytes.derived;
+      return derived !== undefined && Object.prototype.hasOwnProperty.call(derived, name) ? derived[name]! : null;
+    },
   };
 }

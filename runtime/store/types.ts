@@ -91,4 +91,6 @@ export interface Store {
   /** Raw section payloads by name, for the index modules (`GeoIndex.from(store.section(geoSection('cities')))`). */
   section(name: string): ArrayBufferLike;
   hasSection(name: string): boolean;
+  /** A structure derived from the sections once for every thread (SnapshotBytes.derived), or null when this store has none by that name. */
+  derived(name: string): ArrayBufferLike | null;
 }

@@ -62,7 +62,9 @@ describe('PrefixTop', () => {
     const prefix = PrefixIndex.from(builder.finish().buffer);
     const prominence = Float64Array.from({ length: rowCount }, () => (random() < 0.3 ? -1 : Math.floor(random() * 50)));
     const ids = Int32Array.from({ length: rowCount }, (_, row) => (row * 7919) % 100003);
-    const top = PrefixTop.build(prefix, rowCount, prominence, (row) => ids[row]!)!;
+    const built = PrefixTop.build(prefix, rowCount, prominence, (row) => ids[row]!)!;
+    // What the workers read: the main thread's PrefixTop through its shared bytes (round trip).
+    const top = PrefixTop.from(prefix, rowCount, built.shared());
     const rank = (a: number, b: number) => prominence[b]! - prominence[a]! || ids[a]! - ids[b]!;
     for (let t = 0; t < 400; t++) {
       const from = Math.floor(random() * prefix.count);
@@ -74,5 +76,18 @@ describe('PrefixTop', () => {
       top.eachBest(from, to, wanted, (row) => got.includes(row), (row) => got.push(row));
       assert.deepEqual(got, [...rows].sort(rank).slice(0, wanted), `range [${from}, ${to}) of ${prefix.count}`);
     }
+    for (let row = 0; row < rowCount; row++) assert.deepEqual([...top.entriesOf(row)], [...built.entriesOf(row)]);
+  });
+
+  it('refuses shared bytes built for another prefix index or row count, stating expected vs found', () => {
+    const builder = new PrefixIndexBuilder();
+    for (let row = 0; row < 100; row++) builder.add(`name${row}`, row, PREFIX_FIELD_NAME);
+    const prefix = PrefixIndex.from(builder.finish().buffer);
+    const prominence = new Float64Array(100).fill(1);
+    const shared = PrefixTop.build(prefix, 100, prominence, (row) => row)!.shared();
+    assert.throws(() => PrefixTop.from(prefix, 101, shared), { name: 'SnapshotFormatError', message: 'prefix top: expected header [layout, rows, entries, block] [1,101,100,32], found [1,100,100,32]' });
+    const smaller = new PrefixIndexBuilder();
+    for (let row = 0; row < 99; row++) smaller.add(`name${row}`, row, PREFIX_FIELD_NAME);
+    assert.throws(() => PrefixTop.from(PrefixIndex.from(smaller.finish().buffer), 100, shared), { message: 'prefix top: expected header [layout, rows, entries, block] [1,100,99,32], found [1,100,100,32]' });
   });
 });

@@ -99,6 +99,22 @@ describe('the response cache', () => {
     assert.ok(cache.hitRatio > 0.98 && cache.hitRatio < 1);
   });
 
+  it('finds an entry by a key spelled with any code units (Latin-1, others, lone surrogates), built piece by piece, with the ETag of that key', () => {
+    const cache = new ResponseCache(1_000_000, 'v1');
+    const keys = ['search\u0000q\u0001zürich', 'search\u0000q\u0001東京😀', 'search\u0000q\u0001\uD83D', 'search\u0000q\u0001\uDE00x'];
+    for (const key of keys) {
+      const prepared = cache.insert(key, `body of ${key}`);
+      assert.equal(prepared.etag, strongEtag(key, 'v1', `body of ${key}`));
+    }
+    for (const key of keys) {
+      let built = '';
+      for (const piece of key) built += piece;
+      const found = cache.get(built, 0);
+      assert.ok(found, JSON.stringify(key));
+      assert.equal(Buffer.from(found.body(null)).toString('utf8'), Buffer.from(`body of ${key}`, 'utf8').toString('utf8'));
+    }
+  });
+
   it('gives an entry used since the last eviction a second chance, and evicts only what each insert needs', () => {
     const entryBytes = (key: string) => {
       const probe = new ResponseCache(1_000_000, 'v1');

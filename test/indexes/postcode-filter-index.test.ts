@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ArrayPack, ArrayPackBuilder } from '../../runtime/format/array-pack.js';
 import { SnapshotFormatError } from '../../runtime/format/section.js';
-import { matchLocalities, PostcodeFilterIndex, PostcodeFilterIndexBuilder, type PostcodeFilterFields } from '../../runtime/indexes/postcode-filter-index.js';
+import { isMarked, localityKeyAt, matchLocalities, PostcodeFilterIndex, PostcodeFilterIndexBuilder, type PostcodeFilterFields } from '../../runtime/indexes/postcode-filter-index.js';
 import { matchKey, postcodeTypeKey, stateCodeKey } from '../../runtime/text/normalise.js';
 import { ownBuffer, pick, prng } from './helpers.js';
 
@@ -86,28 +86,52 @@ describe('PostcodeFilterIndex', () => {
           continue;
         }
         assert.ok(locality >= localities.localityStart && locality < localities.localityEnd);
-        const at = localities.charStart[locality - localities.localityStart]!;
-        assert.equal(localities.text.slice(at, localities.text.indexOf('\n', at)), matchKey(name));
+        assert.equal(localityKeyAt(localities, locality - localities.localityStart), matchKey(name));
         seen.add(locality);
       }
       assert.equal(seen.size, localities.localityEnd - localities.localityStart, 'no locality without a row');
     }
   });
 
+  it('byte and UTF-16 offsets of each locality point at its key in the UTF-8 and the decoded text', () => {
+    for (const start of groupStarts(rows)) {
+      const localities = index.localitiesOfRange(start);
+      const text = new TextDecoder().decode(localities.bytes);
+      for (let i = 0; i < localities.byteStart.length; i++) {
+        const key = localityKeyAt(localities, i);
+        assert.equal(text.slice(localities.charStart[i], text.indexOf('\n', localities.charStart[i])), key);
+        assert.equal(localities.bytes.subarray(localities.byteStart[i]).toString('utf8').split('\n')[0], key);
+      }
+    }
+  });
+
+  it('adopts locality byte offsets built elsewhere (shared round trip) and refuses those of another index', () => {
+    const shared = index.sharedLocalityByteStarts();
+    assert.ok(shared instanceof SharedArrayBuffer);
+    const fresh = build(rows);
+    fresh.useLocalityByteStarts(shared);
+    assert.deepEqual([...fresh.localityByteStarts()], [...index.localityByteStarts()]);
+    assert.equal(fresh.localityByteStarts().buffer, shared, 'views of the shared bytes, not a copy');
+    const other = build(randomRows(12, 300));
+    assert.throws(() => other.useLocalityByteStarts(shared), { name: SnapshotFormatError.name, message: /^locality byte starts: expected header \[layout, localities, text bytes\] \[1,\d+,\d+\] and \d+ starts, found \[1,\d+,\d+\] and \d+$/ });
+  });
+
   it('matchLocalities marks exactly the localities whose key contains the needle (brute force)', () => {
-    const needles = ['paulo', 'a', 'o', 'sao paulo', 'zurich', 'lodz', '東', '😀', 'koln sud', 'x', 'u', 'n p'];
+    // Lone surrogates: UTF-16 matching finds half of an emoji's pair, which UTF-8 cannot express.
+    const needles = ['paulo', 'a', 'o', 'sao paulo', 'zurich', 'lodz', '東', '😀', 'koln sud', 'x', 'u', 'n p', '\uD83D', '\uDE00 t', 'ö', '\uFFFD', ''];
     for (const start of groupStarts(rows)) {
       const localities = index.localitiesOfRange(start);
       const keys: string[] = [];
-      for (let i = 0; i < localities.charStart.length; i++) {
-        const at = localities.charStart[i]!;
-        keys.push(localities.text.slice(at, localities.text.indexOf('\n', at)));
-      }
+      for (let i = 0; i < localities.charStart.length; i++) keys.push(localityKeyAt(localities, i));
       for (const needle of needles) {
         const marks = matchLocalities(localities, needle);
         const expected = keys.map((key) => (key.includes(needle) ? 1 : 0));
         if (expected.every((m) => m === 0)) assert.equal(marks, null, `"${needle}": no match`);
-        else assert.deepEqual([...marks!], expected, `"${needle}" in country group at row ${start}`);
+        else {
+          assert.equal(marks!.length, Math.ceil(keys.length / 8), 'a bit per locality');
+          assert.deepEqual(keys.map((_, i) => (isMarked(marks!, i) ? 1 : 0)), expected, `"${needle}" in country group at row ${start}`);
+          for (let i = keys.length; i < marks!.length * 8; i++) assert.equal(isMarked(marks!, i), false, 'no mark past the last locality');
+        }
       }
     }
   });

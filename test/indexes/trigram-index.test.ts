@@ -167,6 +167,32 @@ describe('TrigramIndex', () => {
     }
   });
 
+  it('adopts the long lists’ bitmaps built by another instance (shared round trip) and still finds exactly what brute force finds', () => {
+    const random = prng(23);
+    const words = ['san', 'santa', 'maria', 'new', 'york', 'port', 'saint', 'louis', 'london', 'paulo', 'são', 'del', 'rio', 'москва', '東京'];
+    const docs: Doc[] = [];
+    for (let row = 0; row < 6000; row++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words)).join(' ');
+      docs.push({ row, field: 0, text });
+      if (random() < 0.3) docs.push({ row, field: 1, text: typo(random, text) });
+    }
+    const builder = new TrigramIndexBuilder();
+    for (const d of docs) builder.add(d.row, d.field, d.text);
+    const payload = ownBuffer(builder.finish());
+    const shared = TrigramIndex.from(payload).sharedBitmaps();
+    assert.ok(shared instanceof SharedArrayBuffer);
+    const adopting = TrigramIndex.from(payload);
+    adopting.useBitmaps(shared);
+    const withTrigrams = docs.map((d) => ({ row: d.row, field: d.field, trigrams: trigramsOf(d.text) }));
+    for (let i = 0; i < 60; i++) {
+      const query = random() < 0.8 ? typo(random, pick(random, docs).text) : pick(random, words);
+      assertSameAsBruteForce(adopting, withTrigrams, query, pick(random, [0.1, 0.3, 0.5, 0.9]));
+    }
+    // Bitmaps of another index (other docs, other long lists) are refused, naming what differs.
+    const other = build(docs.slice(0, 5000));
+    assert.throws(() => other.useBitmaps(shared), { name: SnapshotFormatError.name, message: /^trigram bitmaps: expected header \[layout, docs, min postings\] \[1,\d+,2048\], found \[1,\d+,2048\]$/ });
+  });
+
   it('reuses its scratch between calls without leaking counts', () => {
     const index = build(NAMES.map((text, row) => ({ row, field: 0, text })));
     const first = searched(index, 'new york', 0.3);

@@ -4,12 +4,13 @@
 // - filtered listing: a scan of the country's rows in snapshot order (= code, then id) that
 //   resumes right after a given row and tests filters on typed columns only.
 import { POSTCODE_FILTERS_SECTION, POSTCODE_KEYS_SECTION } from '../../format/sections.js';
-import { matchLocalities, PostcodeFilterIndex } from '../../indexes/postcode-filter-index.js';
+import { isMarked, matchLocalities, PostcodeFilterIndex } from '../../indexes/postcode-filter-index.js';
 import { StringTable } from '../../indexes/string-table.js';
 import type { Store } from '../../store/types.js';
 import { postcodeDisplayQuery, postcodeKey } from '../../text/normalise.js';
 import { countryRowByIso2 } from '../countries.js';
 import { perStore } from '../per-store.js';
+import { SHARED } from '../shared-names.js';
 
 /** Filters in their normalised forms (what two equivalent requests have in common). */
 export interface PostcodeFilters {
@@ -48,7 +49,8 @@ export interface SearchPage {
 }
 
 /** Bounded cache of locality match marks per (country, q): pages of one search reuse them. */
-const LOCALITY_MARKS_MAX_BYTES = 8 * 1024 * 1024;
+// A bit per locality: 1 MiB holds as many marks as 8 MiB of byte marks did, per thread.
+const LOCALITY_MARKS_MAX_BYTES = 1024 * 1024;
 const NO_MATCH = new Uint8Array(0);
 
 const engines = perStore((store) => new PostcodeEngine(store));
@@ -64,14 +66,22 @@ export class PostcodeEngine {
     this.keys = StringTable.from(store.section(POSTCODE_KEYS_SECTION), 0, POSTCODE_KEYS_SECTION);
     if (this.keys.count !== count) throw new Error(`${POSTCODE_KEYS_SECTION}: expected ${count} keys, found ${this.keys.count}`);
     this.columns = PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), count);
+    const byteStarts = store.derived(SHARED.localityByteStarts);
+    if (byteStarts !== null) this.columns.useLocalityByteStarts(byteStarts, `${POSTCODE_FILTERS_SECTION} locality byte starts (shared)`);
   }
 
-  /** Decodes every country's locality text ahead of the first `q` request (prepareEngine). */
+  /** The locality offsets of every country (shared by the main thread, else built here), ahead of the first `q` request. */
   prepare(): void {
+    this.columns.localityByteStarts();
     const ranges = this.store.relations.countryPostcodes;
     for (let countryRow = 0; countryRow < ranges.start.length; countryRow++) {
       if (ranges.end[countryRow]! > ranges.start[countryRow]!) this.columns.localitiesOfRange(ranges.start[countryRow]!);
     }
+  }
+
+  /** The locality offsets in a SharedArrayBuffer, for the main thread to build once for every thread (shared.ts). */
+  sharedLocalityByteStarts(): SharedArrayBuffer {
+    return this.columns.sharedLocalityByteStarts();
   }
 
   /** One engine per store, built on first use. */
@@ -183,7 +193,7 @@ export class PostcodeEngine {
       if (typeValue >= 0 && typeByRow[row] !== typeValue) continue;
       if (marks !== null && (row < prefixStart || row >= prefixEnd)) {
         const locality = localityByRow[row]!;
-        if (locality < 0 || marks[locality - localityBase] !== 1) continue;
+        if (locality < 0 || !isMarked(marks, locality - localityBase)) continue;
       }
       rows.push(row);
       if (rows.length === wanted) break;

@@ -18,6 +18,7 @@ import { nameMatches } from './name-matches.js';
 import { AUTOCOMPLETE_RULES, comparatorOf, MATCH_EXACT, MATCH_OTHER, MATCH_PREFIX, TopK, type AutocompleteCandidate, type MatchedField } from './ranking.js';
 import type { RowRanges } from './row-filter.js';
 import { PrefixTop } from './prefix-top.js';
+import { nextRowScratch } from './row-scratch.js';
 
 /**
  * Trigram matches below this similarity are not autocomplete candidates. Rule 3 ranks the fill by
@@ -50,50 +51,37 @@ const encoder = new TextEncoder();
 
 const FIELD_RANK: Readonly<Record<MatchedField, number>> = { name: 0, native: 1, translation: 2 };
 
-interface Scratch {
-  /** Rows matched by name/native prefix in this search (= generation). */
-  prefixStamp: Uint32Array;
-  match: Uint8Array;
-  field: Uint8Array;
-  score: Float64Array;
-  /** Rows holding a translation or trigram candidate in this search (= generation). */
-  otherStamp: Uint32Array;
-  otherScore: Float64Array;
-  otherField: Uint8Array;
-  generation: number;
-}
-
 const FIELDS: readonly MatchedField[] = ['name', 'native', 'translation'];
-const scratches = new WeakMap<EntityIndexes, Scratch>();
 
-function scratchFor(indexes: EntityIndexes): Scratch {
-  let s = scratches.get(indexes);
-  if (!s) {
-    const n = indexes.rowCount;
-    s = {
-      prefixStamp: new Uint32Array(n), match: new Uint8Array(n), field: new Uint8Array(n), score: new Float64Array(n),
-      otherStamp: new Uint32Array(n), otherScore: new Float64Array(n), otherField: new Uint8Array(n),
-      generation: 0,
-    };
-    scratches.set(indexes, s);
-  }
-  if (++s.generation === 0xffffffff) {
-    s.prefixStamp.fill(0);
-    s.otherStamp.fill(0);
-    s.generation = 1;
-  }
-  return s;
+/**
+ * This search's view of the row scratch (row-scratch.ts): rows matched by name/native prefix
+ * (prefixStamp, match, field, score) and rows holding a translation or trigram candidate
+ * (otherStamp, otherScore, otherField), each stamped with the search's generation.
+ */
+function scratchFor(indexes: EntityIndexes) {
+  const s = nextRowScratch(indexes);
+  return {
+    prefixStamp: s.stampA, match: s.byteA, field: s.byteB, score: s.scoreA,
+    otherStamp: s.stampB, otherScore: s.scoreB, otherField: s.byteC,
+    generation: s.generation,
+  };
 }
 
 /** Prefix ranges at least this long are answered by PrefixTop (shorter ones are scanned). */
 const TOP_MIN_ENTRIES = 256;
 const prefixTops = new WeakMap<EntityIndexes, PrefixTop | null>();
 
-/** The entity's PrefixTop, built on first use (or ahead: prepareAutocomplete). */
+/** The PrefixTop of the entity, built here (the main thread builds it once to share: shared.ts), or null when rows cannot be ranked so. */
+export function buildPrefixTop(indexes: EntityIndexes): PrefixTop | null {
+  return PrefixTop.build(indexes.prefix, indexes.rowCount, indexes.prominence, indexes.idAt);
+}
+
+/** The entity's PrefixTop: the main thread's (shared.ts) when it built one, else built on first use (or ahead: prepareAutocomplete). */
 function prefixTopOf(indexes: EntityIndexes): PrefixTop | null {
   let top = prefixTops.get(indexes);
   if (top === undefined) {
-    top = PrefixTop.build(indexes.prefix, indexes.rowCount, indexes.prominence, indexes.idAt);
+    const shared = indexes.prefixTopBytes;
+    top = shared !== null ? PrefixTop.from(indexes.prefix, indexes.rowCount, shared, 'prefix top (shared)') : buildPrefixTop(indexes);
     prefixTops.set(indexes, top);
   }
   return top;

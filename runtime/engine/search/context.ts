@@ -11,6 +11,7 @@ import { PrefixIndex } from '../../indexes/prefix-index.js';
 import { TrigramIndex } from '../../indexes/trigram-index.js';
 import type { Store } from '../../store/types.js';
 import { perStore } from '../per-store.js';
+import { SHARED } from '../shared-names.js';
 import { cityKind, KIND_CODE } from './city-kind.js';
 import { changedDocsOf, type NameTrigrams } from './name-matches.js';
 import type { NearbyIndexes } from './nearby.js';
@@ -34,6 +35,8 @@ export interface EntityIndexes extends NameTrigrams {
   readonly prominence: Float64Array;
   readonly rowCount: number;
   idAt(row: number): number;
+  /** PrefixTop.shared() of `prefix`, built once by the main thread (shared.ts), or null: autocomplete builds its own. */
+  readonly prefixTopBytes: ArrayBufferLike | null;
 }
 
 export class SearchContext {
@@ -52,6 +55,10 @@ export class SearchContext {
         entity === 'cities' ? store.relations.cityPopulation : entity === 'states' ? store.relations.statePopulation : store.relations.countryPopulation;
       const trigramUnaccented = TrigramIndex.from(store.section(trigramUnaccentSection(entity)), 0, trigramUnaccentSection(entity));
       const trigram = TrigramIndex.from(store.section(trigramSection(entity)), 0, trigramSection(entity));
+      for (const [index, section] of [[trigram, trigramSection(entity)], [trigramUnaccented, trigramUnaccentSection(entity)]] as const) {
+        const bitmaps = store.derived(SHARED.trigramBitmaps(section));
+        if (bitmaps !== null) index.useBitmaps(bitmaps, `${section} bitmaps (shared)`);
+      }
       opened = {
         geo: GeoIndex.from(store.section(geoSection(entity)), geoSection(entity)),
         prefix: PrefixIndex.from(store.section(prefixSection(entity)), 0, prefixSection(entity)),
@@ -66,6 +73,7 @@ export class SearchContext {
             : population,
         rowCount: table.count,
         idAt: (row: number) => table.idAt(row),
+        prefixTopBytes: store.derived(SHARED.prefixTop(entity)),
       };
       this.entities.set(entity, opened);
     }
@@ -82,10 +90,17 @@ export class SearchContext {
   }
 
   /**
-   * KIND_CODE of every city row, built on first use from the `type` field alone (FlatBuffers
-   * accessors over `records.cities`, ~30× cheaper than decoding whole records).
+   * KIND_CODE of every city row: the main thread's (shared.ts), else built on first use from the
+   * `type` field alone (FlatBuffers accessors over `records.cities`, ~30× cheaper than decoding
+   * whole records).
    */
   cityKinds(): Uint8Array {
+    const shared = this.kinds === null ? this.store.derived(SHARED.cityKinds) : null;
+    if (shared !== null) {
+      const kinds = new Uint8Array(shared);
+      if (kinds.length !== this.store.cities.count) throw new Error(`${SHARED.cityKinds} (shared): expected ${this.store.cities.count} rows, found ${kinds.length}`);
+      this.kinds = kinds;
+    }
     if (!this.kinds) {
       const table = CityTable.getRootAsCityTable(new flatbuffers.ByteBuffer(new Uint8Array(this.store.section(recordsSection('cities')))));
       const count = table.rowsLength();

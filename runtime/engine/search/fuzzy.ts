@@ -8,6 +8,7 @@ import type { EntityIndexes } from './context.js';
 import { nameMatches } from './name-matches.js';
 import { comparatorOf, FUZZY_RULES, TopK, type ScoredCandidate } from './ranking.js';
 import type { RowRanges } from './row-filter.js';
+import { nextRowScratch } from './row-scratch.js';
 
 export interface FuzzyQuery {
   q: string;
@@ -24,28 +25,11 @@ export interface FuzzyHit extends ScoredCandidate {
 
 const compareFuzzy = comparatorOf(FUZZY_RULES);
 
-// Per-row best scores of one search, reused across searches (indexed by row; `stamp` marks the
-// rows touched by the current search so nothing needs clearing).
-interface Scratch {
-  stamp: Uint32Array;
-  nameScore: Float64Array;
-  nativeScore: Float64Array;
-  generation: number;
-}
-const scratches = new WeakMap<EntityIndexes, Scratch>();
-
-function scratchFor(indexes: EntityIndexes): Scratch {
-  let scratch = scratches.get(indexes);
-  if (!scratch) {
-    const n = indexes.rowCount;
-    scratch = { stamp: new Uint32Array(n), nameScore: new Float64Array(n), nativeScore: new Float64Array(n), generation: 0 };
-    scratches.set(indexes, scratch);
-  }
-  if (++scratch.generation === 0xffffffff) {
-    scratch.stamp.fill(0);
-    scratch.generation = 1;
-  }
-  return scratch;
+// Per-row best scores of one search: the row scratch (row-scratch.ts) shared with autocomplete,
+// `stamp` marking the rows touched by the current search so nothing needs clearing.
+function scratchFor(indexes: EntityIndexes) {
+  const s = nextRowScratch(indexes);
+  return { stamp: s.stampA, nameScore: s.scoreA, nativeScore: s.scoreB, generation: s.generation };
 }
 
 /** Builds fuzzy search's scratch arrays ahead of the first request. */

@@ -7,19 +7,15 @@
 //   blockMin[b]   min of entryRank over block b (BLOCK entries), with a sparse table over blocks
 //   top-k         a heap of sub-ranges keyed by their minimum: pop the best, split around it.
 // Cost per returned row: O(log k + BLOCK), whatever the size of the range.
+import { ArrayPack, ArrayPackBuilder } from '../../format/array-pack.js';
+import { SnapshotFormatError } from '../../format/section.js';
 import type { PrefixIndex } from '../../indexes/prefix-index.js';
 
+/** Layout version of shared()'s buffer. */
+const LAYOUT_VERSION = 1;
 const BLOCK = 32;
 
 export class PrefixTop {
-  private readonly entryRank: Int32Array;
-  /** blockMin[b] = min of entryRank over block b. */
-  private readonly blockMin: Int32Array;
-  /** levels[j][b] = the block of blocks b .. b + 2^j − 1 holding the smallest blockMin. */
-  private readonly levels: Int32Array[];
-  /** The entries of each row (CSR): entryRows[entryStart[row] .. entryStart[row + 1]). */
-  private readonly entryStart: Int32Array;
-  private readonly entriesOfRow: Int32Array;
   // Heap of sub-ranges [from, to) by their minimum rank (reused).
   private heapRank = new Int32Array(64);
   private heapPos = new Int32Array(64);
@@ -40,14 +36,10 @@ export class PrefixTop {
     order.sort((a, b) => prominence[b]! - prominence[a]! || ids[a]! - ids[b]!);
     const rankOfRow = new Int32Array(rowCount);
     for (let rank = 0; rank < rowCount; rank++) rankOfRow[order[rank]!] = rank;
-    return new PrefixTop(prefix, rowCount, rankOfRow);
+    return PrefixTop.fromRanks(prefix, rowCount, rankOfRow);
   }
 
-  private constructor(
-    private readonly prefix: PrefixIndex,
-    rowCount: number,
-    rankOfRow: Int32Array,
-  ) {
+  private static fromRanks(prefix: PrefixIndex, rowCount: number, rankOfRow: Int32Array): PrefixTop {
     const entries = prefix.count;
     const entryRank = new Int32Array(entries);
     const entryStart = new Int32Array(rowCount + 1);
@@ -60,9 +52,6 @@ export class PrefixTop {
     const fill = entryStart.slice(0, rowCount);
     const entriesOfRow = new Int32Array(entries);
     for (let i = 0; i < entries; i++) entriesOfRow[fill[prefix.row(i)]!++] = i;
-    this.entryRank = entryRank;
-    this.entryStart = entryStart;
-    this.entriesOfRow = entriesOfRow;
 
     const blocks = Math.ceil(entries / BLOCK);
     const base = new Int32Array(blocks).fill(0x7fffffff);
@@ -70,12 +59,11 @@ export class PrefixTop {
       const b = (i / BLOCK) | 0;
       if (entryRank[i]! < base[b]!) base[b] = entryRank[i]!;
     }
-    this.blockMin = base;
     const first = new Int32Array(blocks);
     for (let b = 0; b < blocks; b++) first[b] = b;
-    this.levels = [first];
+    const levels = [first];
     for (let width = 2; width <= blocks; width *= 2) {
-      const previous = this.levels[this.levels.length - 1]!;
+      const previous = levels[levels.length - 1]!;
       const half = width >>> 1;
       const level = new Int32Array(blocks - width + 1);
       for (let b = 0; b < level.length; b++) {
@@ -83,9 +71,67 @@ export class PrefixTop {
         const y = previous[b + half]!;
         level[b] = base[y]! < base[x]! ? y : x;
       }
-      this.levels.push(level);
+      levels.push(level);
     }
+    return new PrefixTop(prefix, entryRank, base, levels, entryStart, entriesOfRow);
   }
+
+  /**
+   * Its arrays in one SharedArrayBuffer (ArrayPack: header [layout, rows, entries, BLOCK],
+   * entryRank, blockMin, entryStart, entriesOfRow, then the sparse-table levels), so the main
+   * thread builds it once and every worker thread reads the same bytes (PrefixTop.from).
+   */
+  shared(): SharedArrayBuffer {
+    const rowCount = this.entryStart.length - 1;
+    const builder = new ArrayPackBuilder()
+      .add(Int32Array.of(LAYOUT_VERSION, rowCount, this.entryRank.length, BLOCK))
+      .add(this.entryRank)
+      .add(this.blockMin)
+      .add(this.entryStart)
+      .add(this.entriesOfRow);
+    for (const level of this.levels) builder.add(level);
+    return builder.finishShared();
+  }
+
+  /** The PrefixTop of `prefix` from shared()'s buffer; refuses one built for another index or row count. */
+  static from(prefix: PrefixIndex, rowCount: number, buffer: ArrayBufferLike, what = 'prefix top'): PrefixTop {
+    const pack = ArrayPack.from(buffer, 0, what);
+    const header = pack.get(0, Int32Array, what);
+    const expected = [LAYOUT_VERSION, rowCount, prefix.count, BLOCK];
+    if (header.length !== 4 || header.some((value, i) => value !== expected[i])) {
+      throw new SnapshotFormatError(`${what}: expected header [layout, rows, entries, block] ${JSON.stringify(expected)}, found ${JSON.stringify([...header])}`);
+    }
+    const entries = prefix.count;
+    const blocks = Math.ceil(entries / BLOCK);
+    const entryRank = pack.get(1, Int32Array, what);
+    const blockMin = pack.get(2, Int32Array, what);
+    const entryStart = pack.get(3, Int32Array, what);
+    const entriesOfRow = pack.get(4, Int32Array, what);
+    const lengths = [entryRank.length, blockMin.length, entryStart.length, entriesOfRow.length];
+    if (lengths.join() !== [entries, blocks, rowCount + 1, entries].join()) {
+      throw new SnapshotFormatError(`${what}: expected arrays of ${[entries, blocks, rowCount + 1, entries].join(', ')} elements, found ${lengths.join(', ')}`);
+    }
+    const levels: Int32Array[] = [];
+    for (let j = 0, width = 1; width <= blocks || j === 0; j++, width *= 2) {
+      const level = pack.get(5 + j, Int32Array, what);
+      if (level.length !== Math.max(0, blocks - width + 1)) throw new SnapshotFormatError(`${what}: level ${j}: expected ${blocks - width + 1} elements, found ${level.length}`);
+      levels.push(level);
+    }
+    if (pack.length !== 5 + levels.length) throw new SnapshotFormatError(`${what}: expected ${5 + levels.length} arrays, found ${pack.length}`);
+    return new PrefixTop(prefix, entryRank, blockMin, levels, entryStart, entriesOfRow);
+  }
+
+  private constructor(
+    private readonly prefix: PrefixIndex,
+    private readonly entryRank: Int32Array,
+    /** blockMin[b] = min of entryRank over block b. */
+    private readonly blockMin: Int32Array,
+    /** levels[j][b] = the block of blocks b .. b + 2^j − 1 holding the smallest blockMin. */
+    private readonly levels: Int32Array[],
+    /** The entries of each row (CSR): entriesOfRow[entryStart[row] .. entryStart[row + 1]). */
+    private readonly entryStart: Int32Array,
+    private readonly entriesOfRow: Int32Array,
+  ) {}
 
   /** The entries of `row` (positions in the prefix index), for scoring its matches. */
   entriesOf(row: number): Int32Array {

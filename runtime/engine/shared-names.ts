@@ -1,0 +1,13 @@
+// Names of the structures the main thread derives from a snapshot once for every worker thread
+// (shared.ts builds them, SnapshotBytes.derived carries them, Store.derived(name) reads them):
+// the modules that would otherwise build them per thread look them up by these names.
+export const SHARED = {
+  /** TrigramIndex.sharedBitmaps() of the trigram section `section`. */
+  trigramBitmaps: (section: string): string => `bitmaps:${section}`,
+  /** PrefixTop.shared() of the entity's name/native prefix index (entity: a SearchEntity). */
+  prefixTop: (entity: string): string => `prefix-top:${entity}`,
+  /** SearchContext.cityKinds(): one KIND_CODE byte per city row. */
+  cityKinds: 'city-kinds',
+  /** PostcodeFilterIndex.sharedLocalityByteStarts(). */
+  localityByteStarts: 'locality-byte-starts',
+} as const;

@@ -1,0 +1,54 @@
+// Structures derived from a snapshot that are immutable once built and identical in every worker
+// thread — trigram membership bitmaps, autocomplete's PrefixTop, city kinds, postcode locality
+// offsets — built here once, in the main thread, into SharedArrayBuffers that travel with the
+// snapshot's bytes (SnapshotBytes.derived: workerData at start, snapshot-prepare on a swap), so
+// they belong to their snapshot and go with it. Each worker thread adopts them instead of building
+// its own copy (~10 MiB per thread on the full dataset). Built in the main thread rather than by
+// build-index: no snapshot format change, existing snapshots keep working, and the bytes never
+// sit on disk; the cost is a few hundred ms of the main thread per load, while the workers, which
+// no longer build them, get ready sooner. Per-search scratch (mutable) stays per thread.
+import { openStore } from '../store/open.js';
+import type { SnapshotBytes } from '../store/load.js';
+import { trigramSection, trigramUnaccentSection } from '../format/sections.js';
+import { PostcodeEngine } from './postcodes/engine.js';
+import { buildPrefixTop } from './search/autocomplete.js';
+import { ENTITY_OF, SearchContext } from './search/context.js';
+import { SHARED } from './shared-names.js';
+
+/**
+ * The snapshot's bytes with the structures every thread would otherwise build. When building
+ * them fails, `log` says why and the bytes come back without them: each thread then builds its
+ * own as before (and a request needing a broken index reports the problem itself).
+ */
+export function withSharedStructures(bytes: SnapshotBytes, log: (message: string) => void): SnapshotBytes {
+  try {
+    return { ...bytes, derived: deriveStructures(bytes) };
+  } catch (error) {
+    log(`shared structures: ${(error as Error).message}; each thread builds its own`);
+    return withoutDerived(bytes);
+  }
+}
+
+function deriveStructures(bytes: SnapshotBytes): Record<string, SharedArrayBuffer> {
+  // A private store and context: nothing here is kept once the buffers are made.
+  const store = openStore(withoutDerived(bytes));
+  const search = new SearchContext(store);
+  const derived: Record<string, SharedArrayBuffer> = {};
+  for (const entity of Object.values(ENTITY_OF)) {
+    const indexes = search.indexes(entity);
+    derived[SHARED.trigramBitmaps(trigramSection(entity))] = indexes.trigram.sharedBitmaps();
+    derived[SHARED.trigramBitmaps(trigramUnaccentSection(entity))] = indexes.trigramUnaccented.sharedBitmaps();
+    const top = buildPrefixTop(indexes);
+    if (top !== null) derived[SHARED.prefixTop(entity)] = top.shared();
+  }
+  const kinds = search.cityKinds();
+  const sharedKinds = new SharedArrayBuffer(kinds.byteLength);
+  new Uint8Array(sharedKinds).set(kinds);
+  derived[SHARED.cityKinds] = sharedKinds;
+  derived[SHARED.localityByteStarts] = new PostcodeEngine(store).sharedLocalityByteStarts();
+  return derived;
+}
+
+function withoutDerived(bytes: SnapshotBytes): SnapshotBytes {
+  return { dir: bytes.dir, manifest: bytes.manifest, sections: bytes.sections };
+}

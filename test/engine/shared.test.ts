@@ -1,0 +1,107 @@
+// Structures the main thread builds once for every worker thread (runtime/engine/shared.ts):
+// a store opened over the shared bytes answers exactly as one whose thread builds its own, with
+// autocomplete and fuzzy searches interleaved (they share one row scratch per thread), and a
+// snapshot whose structures cannot be built still opens, each thread building its own.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { engineFor } from '../../runtime/engine/index.js';
+import { autocompleteSearch } from '../../runtime/engine/search/autocomplete.js';
+import { fuzzySearch } from '../../runtime/engine/search/fuzzy.js';
+import { RowRanges, filterRows } from '../../runtime/engine/search/row-filter.js';
+import { withSharedStructures } from '../../runtime/engine/shared.js';
+import { SHARED } from '../../runtime/engine/shared-names.js';
+import { trigramSection } from '../../runtime/format/sections.js';
+import { loadSnapshotBytes } from '../../runtime/store/load.js';
+import { openStore } from '../../runtime/store/open.js';
+import type { Store } from '../../runtime/store/types.js';
+import { matchKey } from '../../runtime/text/normalise.js';
+import { prng } from '../support/random.js';
+import { typo } from '../support/search-queries.js';
+import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../support/snapshots.js';
+
+type Answer = unknown;
+
+/** Autocomplete and fuzzy answers of `queries`, in the order given (kind, q, country filter). */
+function answers(store: Store, queries: readonly [kind: 'a' | 'f', q: string, country: string | null][]): Answer[] {
+  const search = engineFor(store).search;
+  return queries.map(([kind, q, country]) => {
+    const indexes = search.indexes('cities');
+    const rows = country === null ? RowRanges.all(store.cities.count) : filterRows(store, 'cities', country, null);
+    return kind === 'a' ? autocompleteSearch(indexes, { q, key: matchKey(q), rows, limit: 10 }) : fuzzySearch(indexes, { q, threshold: 0.2, rows, limit: 10 });
+  });
+}
+
+/** Random autocomplete prefixes and fuzzy typos of city names, some filtered to a country. */
+function randomQueries(store: Store, seed: number, count: number): [kind: 'a' | 'f', q: string, country: string | null][] {
+  const random = prng(seed);
+  const queries: [kind: 'a' | 'f', q: string, country: string | null][] = [];
+  while (queries.length < count) {
+    const name = store.cities.nameAt(Math.floor(random() * store.cities.count));
+    const q = random() < 0.5 ? name.slice(0, 1 + Math.floor(random() * 5)) : typo(random, name);
+    if (q.trim().length < 1) continue;
+    queries.push([random() < 0.5 ? 'a' : 'f', q, random() < 0.2 ? 'US' : null]);
+  }
+  return queries;
+}
+
+/** The queries answered by `own` grouped by kind (autocomplete first), by `shared` interleaved: the same answers. */
+function assertSameAnswers(own: Store, shared: Store, queries: [kind: 'a' | 'f', q: string, country: string | null][]): void {
+  const order = queries.map((_, i) => i).sort((a, b) => queries[a]![0].localeCompare(queries[b]![0]) || a - b);
+  const expected: Answer[] = [];
+  answers(own, order.map((i) => queries[i]!)).forEach((answer, j) => (expected[order[j]!] = answer));
+  const got = answers(shared, queries);
+  for (let i = 0; i < queries.length; i++) assert.deepEqual(got[i], expected[i], `${queries[i]![0]} ${JSON.stringify(queries[i]![1])}`);
+}
+
+describe('shared structures (built once by the main thread)', () => {
+  const { dir } = fixtureSnapshot();
+  const bytes = loadSnapshotBytes(dir);
+
+  it('travel with the snapshot bytes as SharedArrayBuffers, one per structure', () => {
+    const shared = withSharedStructures(bytes, (message) => assert.fail(message));
+    assert.equal(shared.sections, bytes.sections, 'the sections themselves are not copied');
+    const names = Object.keys(shared.derived ?? {});
+    for (const name of [SHARED.trigramBitmaps(trigramSection('cities')), SHARED.prefixTop('cities'), SHARED.cityKinds, SHARED.localityByteStarts]) assert.ok(names.includes(name), name);
+    for (const buffer of Object.values(shared.derived!)) assert.ok(buffer instanceof SharedArrayBuffer);
+    assert.equal(openStore(bytes).derived(SHARED.cityKinds), null, 'a store over plain bytes has none');
+  });
+
+  it('answer searches, city kinds and postcode filters exactly as structures built by the thread itself, searches interleaved', () => {
+    const own = openStore(bytes);
+    const shared = openStore(withSharedStructures(bytes, (message) => assert.fail(message)));
+    assertSameAnswers(own, shared, randomQueries(own, 17, 300));
+    const random = prng(18);
+    assert.deepEqual(engineFor(shared).search.cityKinds(), engineFor(own).search.cityKinds());
+    assert.ok(engineFor(shared).search.cityKinds().buffer instanceof SharedArrayBuffer);
+
+    const postcodes = [engineFor(own).postcodes, engineFor(shared).postcodes];
+    for (let row = 0; row < own.countries.count; row++) {
+      const [start, end] = postcodes[0]!.countryRange(row);
+      if (start >= end) continue;
+      for (let i = 0; i < 5; i++) {
+        const record = own.postcodes.record(start + Math.floor(random() * (end - start)));
+        const name = record.locality_name ?? record.code;
+        const q = matchKey(name.slice(Math.floor(random() * 2), 2 + Math.floor(random() * 6)));
+        if (q === '') continue;
+        const request = { countryRow: row, filters: { q, stateCode: null, cityId: null, type: null }, afterRow: null, limit: 20 };
+        assert.deepEqual(postcodes[1]!.search(request), postcodes[0]!.search(request), `country row ${row}, q ${JSON.stringify(q)}`);
+      }
+    }
+  });
+
+  it('are left out, with the reason logged, when they cannot be built: each thread then builds its own', () => {
+    const broken = { ...bytes, sections: { ...bytes.sections, [trigramSection('cities')]: new SharedArrayBuffer(8) } };
+    const logged: string[] = [];
+    const result = withSharedStructures(broken, (message) => logged.push(message));
+    assert.equal(result.derived, undefined);
+    assert.equal(logged.length, 1);
+    assert.match(logged[0]!, /^shared structures: trigram\.cities: .*; each thread builds its own$/);
+  });
+
+  it('answer the full dataset’s searches exactly as structures built by the thread itself (bitmaps and PrefixTop in use)', { skip: fullDatasetSkip() }, () => {
+    const full = loadSnapshotBytes(fullSnapshot().dir);
+    const own = openStore(full);
+    const shared = openStore(withSharedStructures(full, (message) => assert.fail(message)));
+    assertSameAnswers(own, shared, randomQueries(own, 19, 400));
+  });
+});
