@@ -22,6 +22,7 @@ import { NO_OPERATION, redactedTarget, type RequestObserver } from './observe.js
 import { registerProbes } from './probes.js';
 import { errorBody, negotiatesEncoding, UNAUTHORIZED_BODY, writeResponse, type Outgoing, type ResponseSettings } from './respond.js';
 import { PreparedBody, ResponseCache, responseKey, strongEtag } from './response-cache.js';
+import { trimSharedJsonBytes } from '../render/row-json.js';
 import type { UwsApp, UwsHttpRequest, UwsHttpResponse, UwsModule } from './uws.js';
 
 export const NOT_FOUND_MESSAGE = 'Not found.';
@@ -461,13 +462,15 @@ const PREFILL_DECISION: QuotaDecision = { allowed: true, headers: {} };
  */
 function prefillSteps(scope: Scope, routes: readonly Route[], store: Store): (() => void)[] {
   const steps: (() => void)[] = [];
+  /** Routes whose answer was too large for one plan: not rendered again for the others. */
+  const tooLarge = new Set<Route>();
   for (const route of routes) {
     if (route.paramNames.length > 0) continue;
     for (const plan of Object.keys(scope.state.policy.plans)) {
       steps.push(() => {
         const serving = scope.serving;
         const policy = scope.state.policy;
-        if (serving.store !== store || policy.plans[plan] === undefined) return;
+        if (serving.store !== store || policy.plans[plan] === undefined || tooLarge.has(route)) return;
         const caller = callerFor('prefill', plan, policy);
         if (route.policy.gate !== null && caller.rank < route.policy.gate.minRank) return;
         const now = new Date(scope.fixedNowMs ?? Date.now());
@@ -484,11 +487,16 @@ function prefillSteps(scope: Scope, routes: readonly Route[], store: Store): (()
         if (cache.has(key)) return;
         const body = reply.render();
         const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
-        if (length > cache.budgetBytes * PREFILL_MAX_SHARE) return;
+        if (length > cache.budgetBytes * PREFILL_MAX_SHARE) {
+          tooLarge.add(route);
+          return;
+        }
         cache.insert(key, body, reply.maxAgeMs === undefined ? Infinity : now.getTime() + reply.maxAgeMs);
       });
     }
   }
+  // Warming and prefilling rendered lists of every size: the thread keeps no buffer grown for the largest.
+  steps.push(() => trimSharedJsonBytes());
   return steps;
 }
 

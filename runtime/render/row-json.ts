@@ -26,6 +26,12 @@ export class JsonBytes {
     return this;
   }
 
+  /** Empties it, and replaces its buffer by a new one of 64 KiB when it grew past `keptBytes`. */
+  trim(keptBytes: number): void {
+    this.length = 0;
+    if (this.buffer.length > keptBytes) this.buffer = new Uint8Array(64 * 1024);
+  }
+
   /** Room for `more` bytes. */
   reserve(more: number): void {
     const needed = this.length + more;
@@ -400,6 +406,15 @@ export function rowJsonWriter(rows: RowBytes, projection: Projection, extraNames
 
 /** The thread's reusable output buffer. */
 export const sharedJsonBytes = new JsonBytes();
+
+/**
+ * Drops the thread's output buffer if one body grew it past `keptBytes` (it starts again at
+ * 64 KiB): for a server that has just rendered lists of every size while warming up, and should
+ * not keep the largest one's buffer for its whole life.
+ */
+export function trimSharedJsonBytes(keptBytes = 1024 * 1024): void {
+  sharedJsonBytes.trim(keptBytes);
+}
 
 /** JSON array of `count` rows (rowAt(i)) with no per-row extras, borrowed (JsonBytes.view). */
 export function rowsJson(rows: RowBytes, projection: Projection, count: number, rowAt: (index: number) => number): Buffer {

@@ -31,9 +31,15 @@ const TIERS: readonly [Tier, CountryTier][] = [
 
 /**
  * Values the data offers for a parameter name, per sampled country (the one with the most
- * states, cities, postcodes, and the first). Parameters not here take their documented example.
+ * states, cities, postcodes up to SAMPLE_CAPS each, and the first). Parameters not here take their
+ * documented example. Capped: a whole list of the largest country (4.9 MB of US cities) compiles
+ * no more code than one of a few thousand rows, and would leave the thread's reused JSON buffer
+ * (and its heap) that large from the start.
  */
 type Sample = Record<string, string>;
+
+/** The largest lists the samples are drawn from (states, cities, postcodes of a country). */
+const SAMPLE_CAPS = { states: 100, cities: 500, postcodes: 5000 } as const;
 
 /** Parameter names a sample supplies; an operation needing one the sample lacks is not warmed on it (its example may not exist in this data). */
 const SAMPLED = new Set(['ciso', 'countryCode', 'siso', 'iso', 'state_code', 'city_id', 'code', 'q', 'lat', 'lng']);
@@ -46,15 +52,14 @@ const EXTRA_QUERY: Record<string, (sample: Sample) => Record<string, string>> = 
 function samplesOf(store: Store): Sample[] {
   const { countries, states, cities, postcodes, relations } = store;
   const picked = new Set<number>();
-  const most = (ranges: { start: Int32Array; end: Int32Array }): number => {
-    let best = -1;
-    for (let row = 0; row < countries.count; row++) {
-      if (best < 0 || ranges.end[row]! - ranges.start[row]! > ranges.end[best]! - ranges.start[best]!) best = row;
-    }
+  const most = (ranges: { start: Int32Array; end: Int32Array }, cap: number): number => {
+    let best = 0;
+    const size = (row: number): number => ranges.end[row]! - ranges.start[row]!;
+    for (let row = 0; row < countries.count; row++) if (size(row) <= cap && size(row) > size(best)) best = row;
     return best;
   };
   if (countries.count === 0) return [];
-  for (const row of [most(relations.countryStates), most(relations.countryCities), most(relations.countryPostcodes), 0]) picked.add(row);
+  for (const row of [most(relations.countryStates, SAMPLE_CAPS.states), most(relations.countryCities, SAMPLE_CAPS.cities), most(relations.countryPostcodes, SAMPLE_CAPS.postcodes), 0]) picked.add(row);
   const samples: Sample[] = [];
   for (const countryRow of picked) {
     const iso2 = countries.record(countryRow).iso2;
@@ -125,8 +130,12 @@ export function warmUpRequests(store: Store, operations: readonly Operation[]): 
         else query[spec.name] = value;
       }
       if (!complete) continue;
-      add({ operation: op.name, params, query });
-      if (op.params.some((spec) => spec.name === 'limit')) add({ operation: op.name, params, query: { ...query, limit: '20' } });
+      const paged = op.params.some((spec) => spec.name === 'limit');
+      // A whole table's list (no path parameter: every state) is warmed a page at a time: its
+      // one answer is prefilled into the response cache when it fits (app.ts prefillSteps), and
+      // the whole-list code is the same as for the lists of one country, warmed whole below.
+      if (!paged || op.path.includes(':')) add({ operation: op.name, params, query });
+      if (paged) add({ operation: op.name, params, query: { ...query, limit: '20' } });
       if (op.params.some((spec) => spec.name === 'state_code') && sample.state_code !== undefined) add({ operation: op.name, params, query: { ...query, state_code: sample.state_code } });
     }
   }
