@@ -94,6 +94,17 @@ function assertTopSameAsBruteForce(index: TrigramIndex, docs: { row: number; fie
   for (const [key, score] of expected) assert.equal(found.get(key), score, `${where}: score of ${key}`);
 }
 
+/** `rows` names of 1 to 3 of `words`, and for about 30 % of them a native name with a typo. */
+function randomDocs(random: () => number, words: readonly string[], rows: number): Doc[] {
+  const docs: Doc[] = [];
+  for (let row = 0; row < rows; row++) {
+    const text = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words)).join(' ');
+    docs.push({ row, field: 0, text });
+    if (random() < 0.3) docs.push({ row, field: 1, text: typo(random, text) });
+  }
+  return docs;
+}
+
 function withTrigramsOf(docs: Doc[]): { row: number; field: number; trigrams: Int32Array }[] {
   return docs.map((d) => ({ row: d.row, field: d.field, trigrams: trigramsOf(d.text) })).filter((d) => d.trigrams.length > 0);
 }
@@ -170,12 +181,7 @@ describe('TrigramIndex', () => {
   it('adopts the long lists’ bitmaps built by another instance (shared round trip) and still finds exactly what brute force finds', () => {
     const random = prng(23);
     const words = ['san', 'santa', 'maria', 'new', 'york', 'port', 'saint', 'louis', 'london', 'paulo', 'são', 'del', 'rio', 'москва', '東京'];
-    const docs: Doc[] = [];
-    for (let row = 0; row < 6000; row++) {
-      const text = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words)).join(' ');
-      docs.push({ row, field: 0, text });
-      if (random() < 0.3) docs.push({ row, field: 1, text: typo(random, text) });
-    }
+    const docs = randomDocs(random, words, 6000);
     const builder = new TrigramIndexBuilder();
     for (const d of docs) builder.add(d.row, d.field, d.text);
     const payload = ownBuffer(builder.finish());
@@ -232,12 +238,7 @@ describe('TrigramIndex', () => {
   it('search and searchTop with excludedDocs answer as if the excluded docs were not indexed', () => {
     const random = prng(37);
     const words = ['san', 'santa', 'maria', 'new', 'york', 'port', 'saint', 'louis', 'london', 'lyon', 'são', 'del', 'rio', 'zurich', 'zürich'];
-    const docs: Doc[] = [];
-    for (let row = 0; row < 3000; row++) {
-      const text = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words)).join(' ');
-      docs.push({ row, field: 0, text });
-      if (random() < 0.3) docs.push({ row, field: 1, text: typo(random, text) });
-    }
+    const docs = randomDocs(random, words, 3000);
     const index = build(docs);
     const withTrigrams = withTrigramsOf(docs);
     const excludedDocs = new Uint8Array(index.docCount);
