@@ -28,7 +28,7 @@ describe('warm-up requests', () => {
 
   it('include a phone number of every dial code, answered once', () => {
     const { store } = fixtureSnapshot();
-    const phones = warmUpRequests(store, allOperations()).filter((request) => request.once);
+    const phones = warmUpRequests(store, allOperations()).filter((request) => request.operation === 'phoneParse' && request.once);
     const dialCodes = new Set<string>();
     for (let row = 0; row < store.countries.count; row++) {
       const code = store.countries.record(row).phonecode?.replace(/\D/g, '');
@@ -36,6 +36,18 @@ describe('warm-up requests', () => {
     }
     assert.equal(phones.length, dialCodes.size);
     for (const request of phones) assert.equal(request.operation, 'phoneParse');
+  });
+
+  it('include searches and postcode lookups on places spread over the data, each answered once', () => {
+    const { store } = fixtureSnapshot();
+    const variety = warmUpRequests(store, allOperations()).filter((request) => request.once && request.operation !== 'phoneParse');
+    const count = (operation: string): number => variety.filter((request) => request.operation === operation).length;
+    // The fixture has fewer places than VARIETY: several requests land on the same ones.
+    for (const operation of ['autocomplete', 'fuzzySearch', 'nearbySearch', 'postcodeLookup']) assert.ok(count(operation) > 0, `${operation} warmed on varied places`);
+    // Distinct answers are distinct requests (the same request twice is dropped).
+    assert.equal(new Set(variety.map((request) => JSON.stringify(request))).size, variety.length);
+    const autocompleteQueries = new Set(variety.filter((request) => request.operation === 'autocomplete').map((request) => request.query.q));
+    assert.ok(autocompleteQueries.size > 5, `expected varied autocomplete queries, found ${[...autocompleteQueries].join(', ')}`);
   });
 
   it('run as steps that never throw, even for an operation that fails on every request', () => {
