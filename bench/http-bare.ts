@@ -16,6 +16,11 @@ export interface BareSizes {
   byTarget: Record<string, number>;
   /** Body size per path, for targets not in byTarget. */
   byPath: Record<string, number>;
+  /**
+   * Then the first of these whose pattern (a RegExp source) matches the path: bench:report's floor
+   * gives each operation its answers' mean size by the shape of its paths.
+   */
+  byPattern?: { pattern: string; size: number }[];
 }
 
 /** A body of exactly `size` bytes (a JSON array of spaces, so that it stays JSON from 2 bytes up). */
@@ -33,6 +38,7 @@ export function bodyOfSize(size: number): Buffer {
 export class BareBodies {
   private readonly byTarget = new Map<string, Buffer>();
   private readonly byPath = new Map<string, Buffer>();
+  private readonly byPattern: { pattern: RegExp; body: Buffer }[] = [];
 
   constructor(sizes: BareSizes) {
     const bySize = new Map<number, Buffer>();
@@ -43,11 +49,14 @@ export class BareBodies {
     };
     for (const [target, size] of Object.entries(sizes.byTarget)) this.byTarget.set(target, body(size));
     for (const [path, size] of Object.entries(sizes.byPath)) this.byPath.set(path, body(size));
+    for (const { pattern, size } of sizes.byPattern ?? []) this.byPattern.push({ pattern: new RegExp(pattern), body: body(size) });
   }
 
   /** The body for a request (`query` as uWS gives it: undefined or '' without one), or undefined: 404. */
   bodyFor(path: string, query: string | undefined): Buffer | undefined {
-    return (query ? this.byTarget.get(`${path}?${query}`) : this.byTarget.get(path)) ?? this.byPath.get(path);
+    const found = (query ? this.byTarget.get(`${path}?${query}`) : this.byTarget.get(path)) ?? this.byPath.get(path);
+    if (found !== undefined || this.byPattern.length === 0) return found;
+    return this.byPattern.find(({ pattern }) => pattern.test(path))?.body;
   }
 }
 

@@ -162,18 +162,27 @@ export function windowMedians(f: LoadResult): Percentiles {
 function latencyCell(stats: RunStats | undefined): string {
   if (!stats) return '–';
   if (!stats.fixed) return `saturates (${stats.fixedSkipped ?? 'not run'})`;
-  const f = stats.fixed;
+  return fixedRateCell(stats.fixed, stats.fixedRetransmits);
+}
+
+/** One fixed-rate run: the median window's p50 / p99 / p99.9, the run's p99, and what disturbed it. */
+function fixedRateCell(f: LoadResult, retransmits: number | null): string {
   const due = (f.targetRate ?? 0) * f.seconds;
   const behind = f.unsent > 0.01 * due || f.requestsPerSecond < 0.97 * (f.targetRate ?? 0) ? ` (fell behind: ${int(f.requestsPerSecond)} req/s)` : '';
   const bound = f.generatorCores > 0.9 ? ' (load generator at its limit)' : '';
   const w = windowMedians(f);
-  const disturbed = stats.fixedRetransmits ? ` · ${stats.fixedRetransmits} TCP retransmissions` : '';
+  const disturbed = retransmits ? ` · ${retransmits} TCP retransmissions` : '';
   return `${ms(w.p50)} / ${ms(w.p99)} / ${ms(w.p999)} · run p99 ${ms(f.p99)}${behind}${bound}${disturbed}`;
 }
 
 function latencyTable(data: ReportData): string {
-  const header = ['operation', 'rate req/s', ...data.systems.map((s) => `${SYSTEM_LABELS[s]} p50 / p99 / p99.9 ms`)];
-  const rows = data.results.map((result) => [label(result.name), int(result.targetRate), ...data.systems.map((s) => latencyCell(result.bySystem[s]))]);
+  const header = ['operation', 'rate req/s', ...data.systems.map((s) => `${SYSTEM_LABELS[s]} p50 / p99 / p99.9 ms`), 'floor: bare uWS p50 / p99 / p99.9 ms'];
+  const rows = data.results.map((result) => [
+    label(result.name),
+    int(result.targetRate),
+    ...data.systems.map((s) => latencyCell(result.bySystem[s])),
+    result.floor ? fixedRateCell(result.floor, null) : '–',
+  ]);
   return table(header, rows);
 }
 
@@ -362,6 +371,15 @@ function limits(data: ReportData, checks: TargetCheck[]): string[] {
           `${size ? `; answers ${bytes(size.mean)} on average, up to ${bytes(size.max)}` : ''}${slowest ? `; slowest: ${slowest}` : ''})`
         );
       };
+      const floors = data.results.filter((r) => r.floor !== null).map((r) => windowMedians(r.floor!).p99);
+      if (floors.length > 0) {
+        const floorOver = data.results.filter((r) => r.floor !== null && windowMedians(r.floor).p99 > TARGETS.p99Ms).map((r) => label(r.name));
+        out.push(
+          `**The machine’s floor**: at the same rates, with the same generator and requests, the bare uWS handler (one thread, no work but the write) had p99 from ${ms(Math.min(...floors))} to ${ms(Math.max(...floors))} ms (median window)` +
+            (floorOver.length > 0 ? `, above ${TARGETS.p99Ms} ms itself for ${floorOver.join(', ')}` : '') +
+            '. geoapi’s p99 less that is what its own work and waits add.',
+        );
+      }
       if (stalls.length > 0) {
         const alone = stalls
           .filter((r) => r.name !== 'mix' && data.serviceTimes[r.name as Operation])
@@ -473,7 +491,8 @@ export function renderReport(data: ReportData): string {
     `Open-loop load at half of geoapi’s peak for the operation, ${o.fixedSeconds} s per system${o.warmupSeconds > 0 ? ` after ${o.warmupSeconds} s at the same rate` : ''}. ` +
       'Latency counts from when a request was due, not from when a busy connection could send it, so a stalled server is not hidden (no coordinated omission). ' +
       'Each run is cut into three consecutive windows; the table gives the median window’s p50 / p99 / p99.9, then the p99 of the whole run, which a single pause of another process on the shared machine can dominate. ' +
-      'A system whose peak is below the rate is not run at it: it would only queue.',
+      'A system whose peak is below the rate is not run at it: it would only queue. ' +
+      '“floor” is the same run (rate, request list, generator) against a bare uWebSockets.js handler on one thread that writes a body of geoapi’s mean answer size for the operation and does nothing else: what the machine and the generator add to any server’s latency during this report.',
     '',
     latencyTable(data),
     '',

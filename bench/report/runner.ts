@@ -18,8 +18,11 @@ import { loadSchema } from './postgres/load.js';
 import { cpuSeconds, fileRssBytes, freePort, get, machineBusySeconds, processTree, pssBytes, serviceTimes, startServer, stealSeconds, stopServer, tcpRetransmits, treeRssBytes, waitReady, type RunningServer, type ServiceTimes } from './processes.js';
 import { summarizeGc, type GcSummary } from './gc.js';
 import { compareBodies } from './validate.js';
-import { generateWorkload, OPERATIONS, SEARCH_OPERATIONS, type Operation, type SearchOperation, type Workload } from './workload.js';
+import { generateWorkload, OPERATION_PATH_PATTERNS, OPERATIONS, SEARCH_OPERATIONS, type Operation, type SearchOperation, type Workload } from './workload.js';
+import type { BareSizes } from '../http-bare.js';
+import { startChild, stopChild, type Server } from '../http.bench.js';
 
+const BARE = fileURLToPath(new URL('../http-bare.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../../runtime/cli/main.js', import.meta.url));
 const NAIVE = fileURLToPath(new URL('./baselines/naive.js', import.meta.url));
 const PG_SERVER = fileURLToPath(new URL('./postgres/server.js', import.meta.url));
@@ -82,6 +85,11 @@ export interface WorkloadResult {
   name: WorkloadName;
   targetRate: number;
   bySystem: Partial<Record<SystemName, RunStats>>;
+  /**
+   * The machine's floor: the same fixed-rate run against a bare uWS handler (bench/http-bare.ts, one
+   * thread) writing bodies of geoapi's mean answer size for the operation; null when not run.
+   */
+  floor: LoadResult | null;
 }
 
 export interface SystemSummary {
@@ -264,6 +272,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
   const startedAt = new Date().toISOString();
   const tmp = mkdtempSync(join(tmpdir(), 'geoapi-report-'));
   const live: LiveSystem[] = [];
+  let bare: Server | null = null;
   let cluster: PgCluster | null = null;
   const errors: string[] = [];
   try {
@@ -457,6 +466,12 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     }
     log(`geoapi service times measured (${options.serviceSample} requests per operation, one at a time)`);
 
+    // ---- the machine's floor: a bare uWS handler writing bodies of geoapi's mean answer sizes ----
+    const bareSizes: BareSizes = { byTarget: {}, byPath: {}, byPattern: OPERATIONS.map((op) => ({ pattern: OPERATION_PATH_PATTERNS[op], size: Math.round(responseBytes[op]?.mean ?? 0) })) };
+    writeFileSync(join(tmp, 'bare-sizes.json'), JSON.stringify(bareSizes));
+    bare = await startChild('bare', [BARE, join(tmp, 'bare-sizes.json')], /listening (\d+)/);
+    const barePort = Number(new URL(bare.url).port);
+
     // ---- per operation and the mix: saturation, then half of geoapi's peak ----------------------
     const driver = makeDriver({ useWrk: options.useWrk, connections: options.connections, warmupSeconds: options.warmupSeconds, scriptDir: tmp });
     const results: WorkloadResult[] = [];
@@ -465,7 +480,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     for (const [index, name] of names.entries()) {
       // Rotate who goes first, so no system always runs right after another's heaviest load.
       const order = live.map((_, i) => live[(i + index) % live.length]!);
-      const result: WorkloadResult = { name, targetRate: 0, bySystem: {} };
+      const result: WorkloadResult = { name, targetRate: 0, bySystem: {}, floor: null };
       for (const system of order) {
         if (options.useWrk && options.warmupSeconds > 0) await driver.saturate(system.server.port, key, pathsFile(`${name}-warmup`), options.warmupSeconds);
         await drain(system, options.workers, probePath, key);
@@ -527,10 +542,13 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
         stats.fixedStealMs = (stealSeconds() - stealBefore) * 1000;
         await drain(system, options.workers, probePath, key);
       }
+      // The same fixed rate, generator and request list against the bare handler: what the machine
+      // and the generator alone add to every answer's latency while this report runs.
+      if (result.bySystem.geoapi?.fixed) result.floor = await driver.fixedRate(barePort, key, pathsFile(name), options.fixedSeconds, result.targetRate);
       results.push(result);
       log(
         `${name}: ${live.map((s) => `${s.name} ${Math.round(result.bySystem[s.name]!.saturation.requestsPerSecond)} req/s`).join(', ')}; ` +
-          `at ${result.targetRate} req/s geoapi p99 ${result.bySystem.geoapi!.fixed?.p99.toFixed(2) ?? '–'} ms`,
+          `at ${result.targetRate} req/s geoapi p99 ${result.bySystem.geoapi!.fixed?.p99.toFixed(2) ?? '–'} ms (bare floor ${result.floor?.p99.toFixed(2) ?? '–'} ms)`,
       );
     }
     let responseCache: ReportData['responseCache'] = null;
@@ -609,6 +627,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     };
   } finally {
     await Promise.all(live.map((s) => stopServer(s.server)));
+    if (bare !== null) await stopChild(bare);
     cluster?.stop();
     rmSync(tmp, { recursive: true, force: true });
   }

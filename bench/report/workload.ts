@@ -22,6 +22,20 @@ export type Operation = (typeof OPERATIONS)[number];
 export const SEARCH_OPERATIONS = ['autocomplete', 'fuzzy', 'nearby'] as const satisfies readonly Operation[];
 export type SearchOperation = (typeof SEARCH_OPERATIONS)[number];
 
+/** The shape of each operation's paths (a RegExp source): the report's bare floor sizes its bodies by it. */
+export const OPERATION_PATH_PATTERNS: Record<Operation, string> = {
+  countryList: '^/v1/countries$',
+  countryStates: '^/v1/countries/[^/]+/states$',
+  stateCities: '^/v1/countries/[^/]+/states/[^/]+/cities$',
+  countryDetail: '^/v1/countries/[^/]+$',
+  postcodeLookup: '^/v1/countries/[^/]+/postcodes/[^/]+$',
+  postcodePage: '^/v1/countries/[^/]+/postcodes$',
+  autocomplete: '^/v1/search/autocomplete$',
+  fuzzy: '^/v1/search/fuzzy$',
+  nearby: '^/v1/search/nearby$',
+  phoneParse: '^/v1/phone/parse$',
+};
+
 export const OPERATION_LABELS: Record<Operation, string> = {
   countryList: 'country list',
   countryStates: 'states of a country',

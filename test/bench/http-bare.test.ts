@@ -30,6 +30,21 @@ describe('bare server bodies', () => {
     assert.equal(bodies.bodyFor('/c', undefined), undefined);
   });
 
+  it('falls back to the first pattern that matches the path (the report floor: a mean size per operation)', () => {
+    const bodies = new BareBodies({
+      byTarget: { '/v1/countries/FR': 3 },
+      byPath: {},
+      byPattern: [
+        { pattern: '^/v1/countries/[^/]+/states$', size: 11 },
+        { pattern: '^/v1/countries/[^/]+$', size: 13 },
+      ],
+    });
+    assert.equal(bodies.bodyFor('/v1/countries/FR', undefined)!.byteLength, 3);
+    assert.equal(bodies.bodyFor('/v1/countries/DE', undefined)!.byteLength, 13);
+    assert.equal(bodies.bodyFor('/v1/countries/DE/states', 'limit=5')!.byteLength, 11);
+    assert.equal(bodies.bodyFor('/v1/regions', undefined), undefined);
+  });
+
   it('answers over uWS with the body of the target, 404 for others', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'geoapi-bare-'));
     const sizes = join(dir, 'sizes.json');

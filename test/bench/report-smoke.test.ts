@@ -63,6 +63,17 @@ describe('bench:report --smoke', () => {
     assert.match(throughput, /\n\| \*\*mix\*\* \| [\d,]+ \|/);
   });
 
+  it('measures the machine’s floor: a bare uWS handler at the same fixed rate, for every operation and the mix', () => {
+    const latency = sectionText('## Latency at a fixed rate (half of geoapi’s peak)');
+    assert.match(latency, /\| floor: bare uWS p50 \/ p99 \/ p99\.9 ms \|\n/);
+    for (const name of [...OPERATIONS.map((op) => OPERATION_LABELS[op]), '**mix**']) {
+      const row = latency.split('\n').find((line) => line.startsWith(`| ${name} |`));
+      assert.ok(row, `no latency row for ${name}`);
+      const floor = row.split('|').at(-2)!.trim();
+      assert.match(floor, /^[\d.,]+ \/ [\d.,]+ \/ [\d.,]+ · run p99 [\d.,]+/, `${name}: ${row}`);
+    }
+  });
+
   it('sees no errors and no problems', () => {
     const systems = withPostgres ? 'geoapi 0, PostgreSQL 0, naive 0' : 'geoapi 0, naive 0';
     assert.ok(report.includes(`over all measured runs: ${systems}.`), report.slice(0, 2000));
