@@ -138,6 +138,11 @@ export class PrefixIndex {
     return decoder.decode(this.keyBytes.subarray(this.keyStarts[i]!, this.keyStarts[i + 1]!));
   }
 
+  /** The UTF-8 byte length of `key` (its encoding is kept for a following range(key)). */
+  keyByteLength(key: string): number {
+    return this.encode(key).length;
+  }
+
   /** Entries whose key starts with `prefixKey` (matchKey form): [start, end). */
   range(prefixKey: string): [number, number] {
     const probe = this.encode(prefixKey);

@@ -47,7 +47,6 @@ export interface AutocompleteQuery {
 }
 
 const compareAutocomplete = comparatorOf(AUTOCOMPLETE_RULES);
-const encoder = new TextEncoder();
 
 const FIELD_RANK: Readonly<Record<MatchedField, number>> = { name: 0, native: 1, translation: 2 };
 
@@ -110,7 +109,8 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
   const generation = s.generation;
   const rows = query.rows;
   const prefixRows: number[] = [];
-  const keyBytes = encoder.encode(query.key).length;
+  // Encoded once: the prefix index keeps the encoding for its range() below.
+  const keyBytes = indexes.prefix.keyByteLength(query.key);
 
   // Rules 1–2: exact and starts-with on name/native (one contiguous range of the prefix index).
   if (keyBytes > 0) {
