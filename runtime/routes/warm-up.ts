@@ -46,7 +46,7 @@ type Sample = Record<string, string>;
  * measured on the full dataset, the first ~15 distinct autocomplete and fuzzy queries after the
  * per-sample warm-up still took 1–4 ms each (server side) against ~0.3 ms later. Their queries
  * meet posting lists, prefix ranges, tree branches and postcode formats the samples did not, and
- * V8 compiles the engine's loops for what it has seen. Cost: ~0.1 s per thread before ready.
+ * V8 compiles the engine's loops for what it has seen. Cost: ~0.15 s per thread before ready.
  */
 const VARIETY = 120;
 
