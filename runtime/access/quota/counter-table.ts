@@ -214,7 +214,10 @@ export class CounterTable {
     const ints = this.ints;
     for (let slot = 0; slot < this.capacity; slot++) {
       const base = HEADER_INTS + slot * SLOT_INTS;
-      if (Atomics.load(ints, base + S_STATE) !== READY) continue;
+      // A plain read first skips the empty slots (nearly all) cheaply; a slot claimed meanwhile is
+      // saved next time, as one claimed just after the scan passed it. The atomic load then orders
+      // the key's bytes before this read of them.
+      if (ints[base + S_STATE] === EMPTY || Atomics.load(ints, base + S_STATE) !== READY) continue;
       const keyStart = (base + SLOT_FIELDS) * 4;
       const key = decoder.decode(this.bytes.slice(keyStart, keyStart + ints[base + S_KEYLEN]!));
       this.lock(base + S_LOCK);
