@@ -62,6 +62,9 @@ export class BareBodies {
 
 export const BARE_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/** This script, for the benches that start it as a child process. */
+export const BARE_SCRIPT = fileURLToPath(import.meta.url);
+
 /** The bare handler: one map lookup and one corked write. */
 export function bareHandler(bodies: BareBodies): (res: UwsHttpResponse, req: UwsHttpRequest) => void {
   return (res, req) => {
@@ -73,7 +76,7 @@ export function bareHandler(bodies: BareBodies): (res: UwsHttpResponse, req: Uws
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (process.argv[1] === BARE_SCRIPT) {
   const sizes = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as BareSizes;
   const { uws } = loadUws(uwsCandidates(process.env));
   const app = uws.App();

@@ -41,7 +41,7 @@ import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BareSizes } from './http-bare.js';
+import { BARE_SCRIPT as BARE, type BareSizes } from './http-bare.js';
 import { openLoop, type OpenLoopResult } from './open-loop.js';
 import { benchSnapshotDir, runWrk, writeBenchKey, type WrkAuth } from './wrk.js';
 
@@ -66,7 +66,6 @@ const targetRatio = (route: string): number => (LIST_ROUTES.has(route) ? 5 : 2);
 const P99_TARGET_MS = 5;
 const CLI = fileURLToPath(new URL('../runtime/cli/main.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./http-baseline.js', import.meta.url));
-const BARE = fileURLToPath(new URL('./http-bare.js', import.meta.url));
 
 export interface RunResult {
   requestsPerSecond: number;

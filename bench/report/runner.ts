@@ -19,10 +19,9 @@ import { cpuSeconds, fileRssBytes, freePort, get, machineBusySeconds, processTre
 import { summarizeGc, type GcSummary } from './gc.js';
 import { compareBodies } from './validate.js';
 import { generateWorkload, OPERATION_PATH_PATTERNS, OPERATIONS, SEARCH_OPERATIONS, type Operation, type SearchOperation, type Workload } from './workload.js';
-import type { BareSizes } from '../http-bare.js';
+import { BARE_SCRIPT, type BareSizes } from '../http-bare.js';
 import { startChild, stopChild, type Server } from '../http.bench.js';
 
-const BARE = fileURLToPath(new URL('../http-bare.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../../runtime/cli/main.js', import.meta.url));
 const NAIVE = fileURLToPath(new URL('./baselines/naive.js', import.meta.url));
 const PG_SERVER = fileURLToPath(new URL('./postgres/server.js', import.meta.url));
@@ -469,7 +468,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     // ---- the machine's floor: a bare uWS handler writing bodies of geoapi's mean answer sizes ----
     const bareSizes: BareSizes = { byTarget: {}, byPath: {}, byPattern: OPERATIONS.map((op) => ({ pattern: OPERATION_PATH_PATTERNS[op], size: Math.round(responseBytes[op]?.mean ?? 0) })) };
     writeFileSync(join(tmp, 'bare-sizes.json'), JSON.stringify(bareSizes));
-    bare = await startChild('bare', [BARE, join(tmp, 'bare-sizes.json')], /listening (\d+)/);
+    bare = await startChild('bare', [BARE_SCRIPT, join(tmp, 'bare-sizes.json')], /listening (\d+)/);
     const barePort = Number(new URL(bare.url).port);
 
     // ---- per operation and the mix: saturation, then half of geoapi's peak ----------------------

@@ -6,11 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { BareBodies, bodyOfSize } from '../../bench/http-bare.js';
+import { BareBodies, BARE_SCRIPT as BARE, bodyOfSize } from '../../bench/http-bare.js';
 import { get, rotatingScript, startChild, stopChild } from '../../bench/http.bench.js';
 
-const BARE = fileURLToPath(new URL('../../bench/http-bare.js', import.meta.url));
 
 describe('bare server bodies', () => {
   it('makes bodies of exactly the size asked, JSON from 2 bytes up', () => {
