@@ -461,7 +461,8 @@ const PREFILL_DECISION: QuotaDecision = { allowed: true, headers: {} };
  * A step does nothing once `store` is no longer served (a swap happened meanwhile).
  */
 function prefillSteps(scope: Scope, routes: readonly Route[], store: Store): (() => void)[] {
-  const steps: (() => void)[] = [];
+  // First the cache's ring, written once (ResponseCache.prefaultSteps): the answers below and the first requests land on touched pages.
+  const steps: (() => void)[] = scope.serving.store === store ? scope.serving.responses.prefaultSteps() : [];
   /** Routes whose answer was too large for one plan: not rendered again for the others. */
   const tooLarge = new Set<Route>();
   for (const route of routes) {

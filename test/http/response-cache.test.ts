@@ -99,6 +99,20 @@ describe('the response cache', () => {
     assert.ok(cache.hitRatio > 0.98 && cache.hitRatio < 1);
   });
 
+  it('writes its ring ahead in steps without touching bodies written before or between them', () => {
+    const budget = 2 * 1024 * 1024;
+    const cache = new ResponseCache(budget, 'v1');
+    const steps = cache.prefaultSteps();
+    assert.equal(steps.length, 4, 'one step per 512 KiB of the ring');
+    steps[0]!();
+    // Bodies written between steps (a swap serves requests meanwhile) survive the later steps.
+    const bodies = Array.from({ length: 40 }, (_, i) => `${i}:`.padEnd(30_000, String.fromCharCode(97 + (i % 26))));
+    bodies.forEach((body, i) => cache.insert(`k${i}`, body));
+    for (const step of steps.slice(1)) step();
+    bodies.forEach((body, i) => assert.equal(Buffer.from(cache.get(`k${i}`, 0)!.body(null)).toString('utf8'), body, `body ${i} intact`));
+    assert.deepEqual(new ResponseCache(0, 'v1').prefaultSteps(), [], 'a cache that is off has no ring to write');
+  });
+
   it('finds an entry by a key spelled with any code units (Latin-1, others, lone surrogates), built piece by piece, with the ETag of that key', () => {
     const cache = new ResponseCache(1_000_000, 'v1');
     const keys = ['search\u0000q\u0001zürich', 'search\u0000q\u0001東京😀', 'search\u0000q\u0001\uD83D', 'search\u0000q\u0001\uDE00x'];
