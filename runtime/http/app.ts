@@ -221,14 +221,14 @@ export function buildApp(options: AppOptions): BuiltApp {
     app.options(route.op.path, (res, req) => servePreflight(scope, route, res, req));
     app.any(route.op.path, (res, req) => {
       res.onAborted(ignoreAbort);
-      write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), scope.nextRequestId(), true);
+      write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), scope.nextRequestId());
     });
   }
   // Documentation (runtime/http/docs.ts): no key, not counted.
   for (const route of docRoutes(operations, () => state.policy, consoleSettings)) {
     app.get(route.path, (res, req) => {
       res.onAborted(ignoreAbort);
-      write(scope, scope.serving.settings, res, req, route.answer(), scope.nextRequestId(), true);
+      write(scope, scope.serving.settings, res, req, route.answer(), scope.nextRequestId());
     });
   }
   const unmatched = observer.indexOf(NO_OPERATION);
@@ -237,7 +237,7 @@ export function buildApp(options: AppOptions): BuiltApp {
     const startedAt = performance.now();
     const requestId = scope.nextRequestId();
     const method = req.getMethod();
-    write(scope, scope.serving.settings, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE), headOnly: method === 'head' }, requestId, true);
+    write(scope, scope.serving.settings, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE), headOnly: method === 'head' }, requestId);
     scope.observer.answered(unmatched, NO_OPERATION, method, 404, startedAt, requestId, () => redactedTarget(req.getUrl(), req.getQuery()), undefined);
   });
   const swapStore = (next: Store): Store => {
@@ -297,7 +297,7 @@ function serveRequest(scope: Scope, route: Route, res: UwsHttpResponse, req: Uws
     }
     out.corsOrigin = corsOriginFor(scope, req);
     out.headOnly = head;
-    write(scope, serving.settings, res, req, out, requestId, true);
+    write(scope, serving.settings, res, req, out, requestId);
     answered = true;
     observe(scope, route, req, out, requestId, startedAt);
   } finally {
@@ -576,22 +576,21 @@ function writeLater(scope: Scope, serving: Serving, res: UwsHttpResponse, route:
       }
       out.corsOrigin = corsOriginFor(scope, deferred.req);
       out.headOnly = head;
-      write(scope, serving.settings, res, deferred.req, out, requestId, false);
+      write(scope, serving.settings, res, deferred.req, out, requestId);
       observe(scope, route, deferred.req, out, requestId, startedAt);
     });
 }
 
 /**
- * Step 7: one corked write (`inHandler`: inside the uWS handler, which uWS has corked already). A
- * response left unanswered would make uWS terminate the process: when writing fails, answer
- * plainly, or drop the connection.
+ * Step 7: one corked write (writeResponse). A response left unanswered would make uWS terminate
+ * the process: when writing fails, answer plainly, or drop the connection.
  */
-function write(scope: Scope, settings: ResponseSettings, res: UwsHttpResponse, req: UwsHttpRequest, out: Outgoing, requestId: string, inHandler: boolean): void {
+function write(scope: Scope, settings: ResponseSettings, res: UwsHttpResponse, req: UwsHttpRequest, out: Outgoing, requestId: string): void {
   try {
     // Small bodies go out as they are: no need to read Accept-Encoding. Only bodies with an ETag can be a 304.
     const acceptEncoding = negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '';
     const ifNoneMatch = out.prepared?.etag != null ? req.getHeader('if-none-match') : '';
-    writeResponse(res, out, requestId, acceptEncoding, settings, scope.state.draining, ifNoneMatch, inHandler);
+    writeResponse(res, out, requestId, acceptEncoding, settings, scope.state.draining, ifNoneMatch);
   } catch (error) {
     scope.log(`request ${requestId}: writing the response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     try {
@@ -623,7 +622,7 @@ function servePreflight(scope: Scope, route: Route, res: UwsHttpResponse, req: U
   const requestId = scope.nextRequestId();
   const origin = corsOriginFor(scope, req);
   if (origin === undefined) {
-    write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), requestId, true);
+    write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), requestId);
     return;
   }
   const allowHeaders = [KEY_HEADER, ...scope.state.policy.aliasKeyHeaders].join(', ');
@@ -632,7 +631,7 @@ function servePreflight(scope: Scope, route: Route, res: UwsHttpResponse, req: U
     body: '',
     corsOrigin: origin,
     headers: { 'Access-Control-Allow-Methods': 'GET', 'Access-Control-Allow-Headers': allowHeaders, 'Access-Control-Max-Age': '600', 'Cache-Control': 'no-store' },
-  }, requestId, true);
+  }, requestId);
 }
 
 /**

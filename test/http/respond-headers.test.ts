@@ -5,15 +5,19 @@ import { PreparedBody } from '../../runtime/http/response-cache.js';
 import { negotiatesEncoding, writeResponse, type Outgoing, type ResponseSettings } from '../../runtime/http/respond.js';
 import type { UwsHttpResponse } from '../../runtime/http/uws.js';
 
-function recorder(): { res: UwsHttpResponse; written: [string, string][]; body: () => unknown } {
+function recorder(): { res: UwsHttpResponse; written: [string, string][]; body: () => unknown; uncorkedWrites: () => number } {
   const written: [string, string][] = [];
   let body: unknown;
+  let corked = false;
+  let uncorked = 0;
   const res: UwsHttpResponse = {
     writeStatus(status) {
+      if (!corked) uncorked++;
       written.push([':status', status]);
       return res;
     },
     writeHeader(key, value) {
+      if (!corked) uncorked++;
       // writeResponse hands uWS several lines in one call (uWS writes `key: value\r\n` as given).
       const [first, ...more] = value.split('\r\n');
       written.push([key, first!]);
@@ -24,6 +28,7 @@ function recorder(): { res: UwsHttpResponse; written: [string, string][]; body: 
       return res;
     },
     end(chunk) {
+      if (!corked) uncorked++;
       body = chunk;
       return res;
     },
@@ -31,7 +36,9 @@ function recorder(): { res: UwsHttpResponse; written: [string, string][]; body: 
       return res;
     },
     cork(cb) {
+      corked = true;
       cb();
+      corked = false;
       return res;
     },
     onAborted() {
@@ -44,7 +51,7 @@ function recorder(): { res: UwsHttpResponse; written: [string, string][]; body: 
       return res;
     },
   };
-  return { res, written, body: () => body };
+  return { res, written, body: () => body, uncorkedWrites: () => uncorked };
 }
 
 function settings(logs: string[]): ResponseSettings {
@@ -81,6 +88,15 @@ describe('operation headers', () => {
     writeResponse(second.res, { status: 200, body: '{}', headers }, 'a', '', settings([]), false);
     assert.equal(written.find(([k]) => k === 'Cache-Control')![1], 'no-store');
     assert.equal(second.written.find(([k]) => k === 'Cache-Control')![1], 'private, max-age=1');
+  });
+});
+
+describe('writeResponse', () => {
+  it('writes status, headers and body inside one cork of its own', () => {
+    const { res, written, uncorkedWrites } = recorder();
+    writeResponse(res, { status: 200, body: '{}', plan: 'business' }, 'a', '', settings([]), false);
+    assert.ok(written.length > 3);
+    assert.equal(uncorkedWrites(), 0);
   });
 });
 
