@@ -372,15 +372,16 @@ export class ResponseCache {
     }
   }
 
+  /** The ring, allocated on first use (an insert or prefaultSteps). */
+  private ringBuffer(): Buffer {
+    return (this.ring ??= Buffer.allocUnsafeSlow(Math.min(this.budgetBytes, MAX_RING_BYTES)));
+  }
+
   /**
    * Where in the ring a body of `length` bytes (≤ the ring's size) goes: evicts what of the
    * previous lap lies in the way, steps over what was used since (see `ring`). Ends within about
    * two laps: an entry stepped over loses its second chance.
    */
-  private ringBuffer(): Buffer {
-    return (this.ring ??= Buffer.allocUnsafeSlow(Math.min(this.budgetBytes, MAX_RING_BYTES)));
-  }
-
   private allocate(length: number): number {
     const ring = this.ringBuffer();
     for (;;) {

@@ -49,6 +49,7 @@ describe('uWebSockets.js', () => {
     }
     assert.deepEqual([...threads].sort(), ['0', '1']);
   });
+
   it('answers a burst of pipelined requests on one connection, every one complete and in order', async () => {
     // 400 answers of ~0.5 KiB: far past uWS's 16 KiB cork buffer within one read (runtime/http/respond.ts).
     const count = 400;
@@ -61,17 +62,21 @@ describe('uWebSockets.js', () => {
       socket.on('connect', () => socket.write(requests));
       socket.on('data', (chunk: Buffer) => {
         pending = Buffer.concat([pending, chunk]);
-        for (;;) {
-          const headEnd = pending.indexOf('\r\n\r\n');
-          if (headEnd < 0) return;
-          const head = pending.subarray(0, headEnd).toString('latin1');
-          const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1]);
-          if (pending.length < headEnd + 4 + length) return;
-          assert.match(head, /^HTTP\/1\.1 200 /);
-          const body = JSON.parse(pending.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8')) as { query: { n: string } };
-          seen.push(Number(body.query.n));
-          pending = pending.subarray(headEnd + 4 + length);
-          if (seen.length === count) return resolve();
+        try {
+          for (;;) {
+            const headEnd = pending.indexOf('\r\n\r\n');
+            if (headEnd < 0) return;
+            const head = pending.subarray(0, headEnd).toString('latin1');
+            const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1]);
+            if (pending.length < headEnd + 4 + length) return;
+            assert.match(head, /^HTTP\/1\.1 200 /);
+            const body = JSON.parse(pending.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8')) as { query: { n: string } };
+            seen.push(Number(body.query.n));
+            pending = pending.subarray(headEnd + 4 + length);
+            if (seen.length === count) return resolve();
+          }
+        } catch (error) {
+          reject(error);
         }
       });
     });
