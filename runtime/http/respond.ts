@@ -194,7 +194,7 @@ const lines = new HeaderLines();
  * writes the rest of the batch uncorked, a send() per writeStatus, writeHeader and end. Measured
  * (1 thread, /v1/countries/IN, 30,000 req/s open loop on 32 pipelined connections): without this
  * the thread fell into 48,712 sendto calls per 2 s, 75 % of its time in the kernel, and answered
- * 7,800–12,500 req/s of the 30,000 while a backlog of seconds built; wrk's unpipelined requests
+ * 7,800–12,400 req/s of the 30,000 while a backlog of seconds built; wrk's unpipelined requests
  * never showed it.
  */
 export function writeResponse(
