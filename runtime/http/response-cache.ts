@@ -205,8 +205,6 @@ export class ResponseCache {
   private ringLap = 0;
   private ringQueue: Entry[] = [];
   private ringFront = 0;
-  /** The ring's bytes from here on were never written with a body (prefaultSteps must not overwrite below). */
-  private ringUnused = 0;
   /** Where the eviction sweep stands (null: start from the oldest entry). */
   private sweep: MapIterator<[string, Entry]> | null = null;
   hits = 0;
@@ -323,7 +321,9 @@ export class ResponseCache {
     for (let from = 0; from < touched; from += PREFAULT_STEP_BYTES) {
       const to = Math.min(touched, from + PREFAULT_STEP_BYTES);
       steps.push(() => {
-        const start = Math.max(from, this.ringUnused);
+        // Bodies lie below the head of the first lap; after it (a wrap or clear) the pages are touched.
+        if (this.ringLap !== 0) return;
+        const start = Math.max(from, this.ringHead);
         if (start < to) this.ringBuffer().fill(0, start, to);
       });
     }
@@ -403,7 +403,6 @@ export class ResponseCache {
       if (front === undefined || front.lap === this.ringLap || front.start >= this.ringHead + length) {
         const start = this.ringHead;
         this.ringHead += length;
-        if (this.ringHead > this.ringUnused) this.ringUnused = this.ringHead;
         return start;
       }
       this.ringFront++;

@@ -2,9 +2,8 @@
 // operations over a fake store, so these tests depend on nothing but runtime/http and runtime/access.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { connect } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { rawRequest, startTestServer, type TestServer } from '../support/server.js';
 import { FAKE_DATA_VERSION } from './fixtures/fake-store.js';
 import { fixtureModules } from './fixtures/modules.js';
 import { BIG_BODY_TEXT } from './fixtures/test-operations.js';
@@ -53,34 +52,17 @@ describe('uWebSockets.js', () => {
   it('answers a burst of pipelined requests on one connection, every one complete and in order', async () => {
     // 400 answers of ~0.5 KiB: far past uWS's 16 KiB cork buffer within one read (runtime/http/respond.ts).
     const count = 400;
-    const requests = Array.from({ length: count }, (_, i) => `GET /v1/countries?n=${i} HTTP/1.1\r\nHost: x\r\nX-GEOAPI-KEY: ${server.keys.business}\r\n\r\n`).join('');
-    const socket = connect(server.port, '127.0.0.1');
+    const requests = Array.from({ length: count }, (_, i) => `GET /v1/countries?n=${i} HTTP/1.1\r\nHost: x\r\nX-GEOAPI-KEY: ${server.keys.business}\r\n${i === count - 1 ? 'Connection: close\r\n' : ''}\r\n`).join('');
+    let rest = await rawRequest(server.port, requests);
     const seen: number[] = [];
-    await new Promise<void>((resolve, reject) => {
-      let pending = Buffer.alloc(0);
-      socket.on('error', reject);
-      socket.on('connect', () => socket.write(requests));
-      socket.on('data', (chunk: Buffer) => {
-        pending = Buffer.concat([pending, chunk]);
-        try {
-          for (;;) {
-            const headEnd = pending.indexOf('\r\n\r\n');
-            if (headEnd < 0) return;
-            const head = pending.subarray(0, headEnd).toString('latin1');
-            const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1]);
-            if (pending.length < headEnd + 4 + length) return;
-            assert.match(head, /^HTTP\/1\.1 200 /);
-            const body = JSON.parse(pending.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8')) as { query: { n: string } };
-            seen.push(Number(body.query.n));
-            pending = pending.subarray(headEnd + 4 + length);
-            if (seen.length === count) return resolve();
-          }
-        } catch (error) {
-          reject(error);
-        }
-      });
-    });
-    socket.destroy();
+    for (let headEnd = rest.indexOf('\r\n\r\n'); headEnd >= 0; headEnd = rest.indexOf('\r\n\r\n')) {
+      const head = rest.slice(0, headEnd);
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1]);
+      assert.match(head, /^HTTP\/1\.1 200 /);
+      const body = JSON.parse(Buffer.from(rest.slice(headEnd + 4, headEnd + 4 + length), 'latin1').toString('utf8')) as { query: { n: string } };
+      seen.push(Number(body.query.n));
+      rest = rest.slice(headEnd + 4 + length);
+    }
     assert.deepEqual(seen, Array.from({ length: count }, (_, i) => i));
   });
 });
