@@ -12,7 +12,8 @@ import { crc32 } from 'node:zlib';
 
 export const SECTION_MAGIC = 'GEOAPISN';
 // 2: the relations section no longer holds postcodeStateRow, postcodeCityRow, countryRegionRow.
-export const SNAPSHOT_FORMAT_VERSION = 2;
+// 3: trigram postings are grouped by their doc's trigram count (runtime/indexes/trigram-index.ts).
+export const SNAPSHOT_FORMAT_VERSION = 3;
 export const SECTION_HEADER_BYTES = 64;
 const NAME_BYTES = 32;
 

@@ -300,6 +300,39 @@ describe('TrigramIndex', () => {
     }
   });
 
+  it('finds exactly what brute force finds when docs of every length share the common trigrams (postings grouped by trigram count, longest docs in one group)', () => {
+    const random = prng(41);
+    const words = ['san', 'sant', 'santa', 'saint', 'sa', 'salt', 'maria', 'mar', 'del', 'de', 'la', 'rio', 'porto', 'nova', 'nuevo', 'ost', 'west', 'cruz', 'jose', 'anna'];
+    const docs: Doc[] = [];
+    for (let row = 0; row < 9000; row++) {
+      // Mostly 1–4 words; some very long names of common and random words (many over 127
+      // distinct trigrams: the last group holds them all).
+      const text = random() < 0.03
+        ? Array.from({ length: 10 + Math.floor(random() * 30) }, () => (random() < 0.3 ? pick(random, words) : Array.from({ length: 5 }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join(''))).join(' ')
+        : Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(random, words)).join(' ');
+      docs.push({ row, field: 0, text });
+      if (random() < 0.2) docs.push({ row, field: 1, text: typo(random, text) });
+    }
+    const index = build(docs);
+    const withTrigrams = withTrigramsOf(docs);
+    assert.ok(withTrigrams.some((d) => d.trigrams.length > 127), 'some doc has more than 127 trigrams');
+    const docFrequency = new Map<number, number>();
+    for (const d of withTrigrams) for (const code of d.trigrams) docFrequency.set(code, (docFrequency.get(code) ?? 0) + 1);
+    assert.ok([...docFrequency.values()].filter((n) => n >= 2048).length >= 3, 'several posting lists hold 2048 docs or more');
+    const long = withTrigrams.find((d) => d.trigrams.length > 127)!;
+    const longText = docs.find((d) => d.row === long.row && d.field === long.field)!.text;
+    const queries = ['sa', 'san', 'sant', 'santa m', 'san jose', 'maria del rio', longText, typo(random, longText)];
+    for (let i = 0; i < 60; i++) queries.push(random() < 0.7 ? typo(random, pick(random, docs).text) : pick(random, words));
+    for (const query of queries) {
+      const threshold = pick(random, [0.1, 0.2, 0.2, 0.3, 0.5, 0.8]);
+      assertSameAsBruteForce(index, withTrigrams, query, threshold);
+      assertTopSameAsBruteForce(index, withTrigrams, query, threshold, pick(random, [1, 10, 10, 50]));
+      const start = Math.floor(random() * 9000);
+      assertTopSameAsBruteForce(index, withTrigrams, query, threshold, 10, start, start + Math.floor(random() * 3000));
+      assertSameAsBruteForce(index, withTrigrams, query, threshold, start, start + Math.floor(random() * 3000));
+    }
+  });
+
   it('searchTop refuses a k that is not a positive integer', () => {
     const index = build([{ row: 0, field: 0, text: 'Lima' }]);
     for (const bad of [0, -1, 1.5, NaN]) assert.throws(() => index.searchTop('lima', 0.3, bad), RangeError);
