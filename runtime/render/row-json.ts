@@ -239,8 +239,10 @@ export class NumberFromText {
 
 /** One step of a row's object: a stored field or a caller's value, with its `"name":` bytes. */
 interface Step {
-  /** `,"name":` (the first written key drops the comma). */
+  /** `,"name":` */
   readonly key: Uint8Array;
+  /** `{"name":`: the key when it is the row's first, with the object's opening brace. */
+  readonly firstKey: Uint8Array;
   /** The stored field, or null: take extras[extraIndex]. */
   readonly field: FieldLayout | null;
   readonly extraIndex: number;
@@ -269,14 +271,13 @@ export class RowJsonWriter {
       const extraIndex = extraNames.indexOf(name);
       const field = extraIndex >= 0 ? null : (this.fieldByName.get(name) ?? null);
       if (extraIndex < 0 && field === null) throw new Error(`row writer: ${name} is neither a stored field nor an extra`);
-      return { key: encoder.encode(`,${JSON.stringify(name)}:`), field, extraIndex };
+      return { key: encoder.encode(`,${JSON.stringify(name)}:`), firstKey: encoder.encode(`{${JSON.stringify(name)}:`), field, extraIndex };
     });
   }
 
   /** The object of `row`, with `extras` (indexed as extraNames) for the computed names. */
   write(out: JsonBytes, row: number, extras: readonly unknown[] | null): void {
     const position = this.rows.tablePosition(row);
-    out.byte(0x7b);
     let first = true;
     for (const step of this.steps) {
       let extra: unknown;
@@ -285,7 +286,7 @@ export class RowJsonWriter {
         if (extra === undefined) continue;
       }
       if (first) {
-        out.bytes(step.key.subarray(1));
+        out.bytes(step.firstKey);
         first = false;
       } else {
         out.bytes(step.key);
@@ -303,6 +304,7 @@ export class RowJsonWriter {
       else if (extra instanceof JoinedText) this.writeJoined(out, position, extra);
       else out.text(JSON.stringify(extra));
     }
+    if (first) out.byte(0x7b); // no key written
     out.byte(0x7d);
   }
 

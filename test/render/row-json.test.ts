@@ -41,6 +41,10 @@ describe('row JSON writer', () => {
     const record = store.cities.record(0) as unknown as Record<string, unknown>;
     const expected = projection.project({ ...record, type: 'city', label: undefined, match_score: 0.5, matched_alias: record.native });
     assert.equal(text(out), JSON.stringify(expected));
+    // Every name an extra, every extra left out: an empty object, as JSON.stringify writes it.
+    const allExtras = rowJsonWriter(store.cities.rowBytes!, projection, projection.names);
+    allExtras.write(out.reset(), 0, projection.names.map(() => undefined));
+    assert.equal(text(out), '{}');
   });
 
   it('escapes quotes, backslashes and control characters as JSON.stringify does, and refuses malformed UTF-8', () => {
