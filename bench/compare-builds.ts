@@ -4,8 +4,11 @@
 // fuzzy over the search bench's query mix (test/support/search-queries.ts: seed 2024, 1,000
 // each), and the single slowest requests bench/REPORT.md names, first call (after the build's own
 // preparation, when it has one) and warm.
-//   node dist/bench/compare-builds.js --baseline ../wt-prev [--candidate .] [--snapshot dir] [--reps 5]
-// The snapshot defaults to the test suite's full-dataset snapshot (test/support/snapshots.ts).
+//   node dist/bench/compare-builds.js --baseline ../wt-prev [--candidate .] [--snapshot dir]
+//     [--baseline-snapshot dir] [--reps 5]
+// The snapshot defaults to the test suite's full-dataset snapshot (test/support/snapshots.ts); the
+// baseline reads --baseline-snapshot instead when given (one its own build made, for a change of
+// snapshot format: the same dataset, so the same answers).
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -93,11 +96,11 @@ function timeOnce(build: Build, op: string, params: Record<string, string>, quer
 }
 
 export async function runCompareBuilds(argv = process.argv.slice(2)): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { baseline: { type: 'string' }, candidate: { type: 'string' }, snapshot: { type: 'string' }, reps: { type: 'string' } } });
+  const { values } = parseArgs({ args: argv, options: { baseline: { type: 'string' }, candidate: { type: 'string' }, snapshot: { type: 'string' }, 'baseline-snapshot': { type: 'string' }, reps: { type: 'string' } } });
   if (!values.baseline) throw new Error('--baseline <compiled checkout> expected');
   const snapshotDir = values.snapshot ?? fullSnapshot().dir;
   const reps = Number(values.reps ?? 5);
-  const builds = [await openBuild(resolve(values.baseline), snapshotDir), await openBuild(resolve(values.candidate ?? '.'), snapshotDir)];
+  const builds = [await openBuild(resolve(values.baseline), values['baseline-snapshot'] ?? snapshotDir), await openBuild(resolve(values.candidate ?? '.'), snapshotDir)];
 
   console.log('\nslowest single requests (REPORT.md): first call after the build\'s preparation, then the fastest of 20 warm calls');
   for (const build of builds) {

@@ -30,6 +30,8 @@
 //   GEOAPI_BENCH_ROUTES (comma-separated targets; default the six below),
 //   GEOAPI_BENCH_DISTINCT (2000: distinct targets per search operation; 0 skips phase 2),
 //   GEOAPI_BENCH_BASELINE_CHECKOUT (none: a compiled checkout, e.g. /work/wt-before, run as "before"),
+//   GEOAPI_BENCH_BASELINE_SNAPSHOT (default: the same snapshot; one the baseline built, when the
+//     snapshot format changed between the two: same dataset, so the same answers),
 //   GEOAPI_BENCH_RATE_SHARE (0.5: fixed rate as a share of the peak; 0 skips the fixed-rate runs),
 //   GEOAPI_BENCH_FIXED_LISTS (1: fixed-rate runs for the list routes too; default only small answers).
 // On a 2-core machine the generator and the server share the CPU: compare ratios, not absolutes,
@@ -303,6 +305,8 @@ export async function runHttpBench(): Promise<void> {
   const beforeCheckout = process.env['GEOAPI_BENCH_BASELINE_CHECKOUT'] || null;
   const beforeCli = beforeCheckout === null ? null : join(beforeCheckout, 'dist/runtime/cli/main.js');
   if (beforeCli !== null && !existsSync(beforeCli)) throw new Error(`GEOAPI_BENCH_BASELINE_CHECKOUT: ${beforeCli} does not exist (compile that checkout first)`);
+  const beforeSnapshot = process.env['GEOAPI_BENCH_BASELINE_SNAPSHOT'] || null;
+  if (beforeSnapshot !== null && !existsSync(join(beforeSnapshot, 'manifest.json'))) throw new Error(`GEOAPI_BENCH_BASELINE_SNAPSHOT: ${beforeSnapshot} holds no snapshot (no manifest.json)`);
   const wantedRoutes = process.env['GEOAPI_BENCH_ROUTES'] ? process.env['GEOAPI_BENCH_ROUTES'].split(',').map((r) => r.trim()).filter((r) => r !== '') : DEFAULT_ROUTES;
   const snapshotDir = await benchSnapshotDir();
   const generator = loadGenerator();
@@ -315,7 +319,7 @@ export async function runHttpBench(): Promise<void> {
     // ---- Phase 1: fixed targets, geoapi's response cache on (repeated answers come from it). ----
     const geoapi = await startGeoapi('geoapi', CLI, snapshotDir, keysFile, threads, null);
     servers.push(geoapi);
-    const before = beforeCli === null ? null : await startGeoapi('before', beforeCli, snapshotDir, keysFile, threads, null);
+    const before = beforeCli === null ? null : await startGeoapi('before', beforeCli, beforeSnapshot ?? snapshotDir, keysFile, threads, null);
     if (before !== null) servers.push(before);
 
     // The baseline serves exactly geoapi's answers (as objects, serialised per request); the bare server bodies of their sizes.
@@ -368,7 +372,7 @@ export async function runHttpBench(): Promise<void> {
       const targets = await distinctSearchTargets(snapshotDir, distinctCount);
       const uncached = await startGeoapi('geoapi', CLI, snapshotDir, keysFile, threads, 0);
       servers.push(uncached);
-      const beforeUncached = beforeCli === null ? null : await startGeoapi('before', beforeCli, snapshotDir, keysFile, threads, 0);
+      const beforeUncached = beforeCli === null ? null : await startGeoapi('before', beforeCli, beforeSnapshot ?? snapshotDir, keysFile, threads, 0);
       if (beforeUncached !== null) servers.push(beforeUncached);
       const distinctSizes: BareSizes = { byTarget: {}, byPath: {} };
       let differ = 0;
