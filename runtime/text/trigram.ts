@@ -205,8 +205,21 @@ export function roundScore(score: number): number {
   const x = score * 100;
   const fraction = x - Math.floor(x);
   if (Math.abs(fraction - 0.5) > 1e-4 && x >= 0 && x <= 100) return Math.round(x) / 100;
-  return roundScoreByText(score);
+  let rounded = nearHalves.get(score);
+  if (rounded === undefined) {
+    rounded = roundScoreByText(score);
+    if (nearHalves.size < NEAR_HALF_SCORES) nearHalves.set(score, rounded);
+  }
+  return rounded;
 }
+
+/**
+ * roundScoreByText's answers to the scores that miss the fast path, by score: similarities of
+ * small trigram counts land there often (1/8, 3/8, 7/40…) but they are few values, and the text
+ * path costs ~1 µs each time. Bounded, so odd scores cannot grow it.
+ */
+const nearHalves = new Map<number, number>();
+const NEAR_HALF_SCORES = 4096;
 
 /** roundScore step by step, as PostgreSQL does it (the fast path's reference, and its fallback near halves). */
 export function roundScoreByText(score: number): number {
