@@ -306,12 +306,14 @@ export class TrigramIndex {
   // posting lists of the query ("counted" lists). For a given c the score falls as n grows, so
   // maxTrigramsFor[c] bounds n: a doc first met in counted list l (shortest = 0) shares at most
   // lists − l trigrams, so it needs n ≤ maxTrigramsFor[lists − l].
-  // 1. count the counted lists, list l only in the groups that bound allows (the postings of a
-  //    list are grouped by n): a doc is counted in lists 0..lastCountedFor[its group], the lists
-  //    whose bound admits its n, and never read in the others. The longest counted lists, whose
-  //    bound is the tightest, are mostly skipped;
+  // 1. count the counted lists (the postings of a list are grouped by n; groups no doc of which
+  //    can reach the threshold are never read): the shortest lists in every group, then, from the
+  //    first list with a bitmap where that skips enough postings, each list only in the groups
+  //    its bound admits. The longest counted lists, whose bound is the tightest, are then mostly
+  //    skipped. A doc is counted in lists 0..lastCountedFor[its group];
   // 2. keep the counted docs whose bound still reaches the threshold (candidates) — usually a
-  //    few hundred of thousands;
+  //    few hundred of thousands — and count them in the next lists too where scanning a list is
+  //    cheaper than a binary search per candidate (countFurther);
   // 3. check each candidate against the lists not counted for it (a common trigram's list in its
   //    membership bitmap, another by binary search), stopping as soon as its bound falls short,
   //    and score it. For top-k the bar rises to the k-th best row score seen so far, which prunes
