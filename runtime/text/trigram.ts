@@ -196,6 +196,14 @@ export function similarity(a: string, b: string): number {
 }
 
 /**
+ * roundScoreByText's answers to the scores that miss the fast path, by score: similarities of
+ * small trigram counts land there often (1/8, 3/8, 7/40…) but they are few values, and the text
+ * path costs ~1 µs each time. Bounded, so odd scores cannot grow it.
+ */
+const nearHalves = new Map<number, number>();
+const NEAR_HALF_SCORES = 4096;
+
+/**
  * PostgreSQL's `round(similarity(a, b)::numeric, 2)`: float4 → numeric keeps 6 significant
  * digits (`%.6g`), then numeric rounds half away from zero. Scores are in [0, 1].
  */
@@ -212,14 +220,6 @@ export function roundScore(score: number): number {
   }
   return rounded;
 }
-
-/**
- * roundScoreByText's answers to the scores that miss the fast path, by score: similarities of
- * small trigram counts land there often (1/8, 3/8, 7/40…) but they are few values, and the text
- * path costs ~1 µs each time. Bounded, so odd scores cannot grow it.
- */
-const nearHalves = new Map<number, number>();
-const NEAR_HALF_SCORES = 4096;
 
 /** roundScore step by step, as PostgreSQL does it (the fast path's reference, and its fallback near halves). */
 export function roundScoreByText(score: number): number {
