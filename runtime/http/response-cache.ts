@@ -280,7 +280,7 @@ export class ResponseCache {
     const key = flatCopy(builtKey);
     const etag = flatCopy(strongEtag(key, this.dataVersion, body));
     const size = length + key.length + etag.length + ENTRY_OVERHEAD_BYTES;
-    if (size > this.budgetBytes || length > Math.min(this.budgetBytes, MAX_RING_BYTES)) {
+    if (size > this.budgetBytes || length > this.ringBytes) {
       this.notKept++;
       return new PreparedBody(typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body), etag);
     }
@@ -316,7 +316,7 @@ export class ResponseCache {
    * The price is resident memory: the ring counts from the start instead of as it fills.
    */
   prefaultSteps(): (() => void)[] {
-    const touched = Math.min(this.budgetBytes, MAX_RING_BYTES, PREFAULT_MAX_BYTES);
+    const touched = Math.min(this.ringBytes, PREFAULT_MAX_BYTES);
     const steps: (() => void)[] = [];
     for (let from = 0; from < touched; from += PREFAULT_STEP_BYTES) {
       const to = Math.min(touched, from + PREFAULT_STEP_BYTES);
@@ -372,9 +372,14 @@ export class ResponseCache {
     }
   }
 
+  /** The ring's size: the budget, up to MAX_RING_BYTES. */
+  private get ringBytes(): number {
+    return Math.min(this.budgetBytes, MAX_RING_BYTES);
+  }
+
   /** The ring, allocated on first use (an insert or prefaultSteps). */
   private ringBuffer(): Buffer {
-    return (this.ring ??= Buffer.allocUnsafeSlow(Math.min(this.budgetBytes, MAX_RING_BYTES)));
+    return (this.ring ??= Buffer.allocUnsafeSlow(this.ringBytes));
   }
 
   /**

@@ -459,9 +459,7 @@ export class TrigramIndex {
   private skipsEnough(list: number, admittedGroup: number, widestGroup: number, touchedCount: number, docStart: number, docEnd: number): boolean {
     if (admittedGroup >= widestGroup) return false;
     const segments = this.segmentsOf(this.listStarts[list]!, this.listEnds[list]!, admittedGroup + 1, widestGroup, docStart, docEnd);
-    let skipped = 0;
-    for (let segment = 0; segment < segments; segment++) skipped += this.segmentEnds[segment]! - this.segmentStarts[segment]!;
-    return skipped > SKIP_RATIO * touchedCount;
+    return this.postingsIn(segments) > SKIP_RATIO * touchedCount;
   }
 
   /**
@@ -489,9 +487,7 @@ export class TrigramIndex {
       const start = this.listStarts[list]!;
       const end = this.listEnds[list]!;
       const segments = this.segmentsOf(start, end, fromGroup, topGroup, docStart, docEnd);
-      let scanned = 0;
-      for (let segment = 0; segment < segments; segment++) scanned += this.segmentEnds[segment]! - this.segmentStarts[segment]!;
-      if (needing * Math.log2(end - start + 2) < scanned) return;
+      if (needing * Math.log2(end - start + 2) < this.postingsIn(segments)) return;
       for (let segment = 0; segment < segments; segment++) {
         for (let p = this.segmentStarts[segment]!, segmentEnd = this.segmentEnds[segment]!; p < segmentEnd; p++) {
           const doc = postings[p]! & DOC_MASK;
@@ -501,6 +497,13 @@ export class TrigramIndex {
       }
       for (let g = fromGroup; g <= topGroup; g++) lastCountedFor[g] = l;
     }
+  }
+
+  /** How many postings the first `segments` segments (segmentsOf's) hold. */
+  private postingsIn(segments: number): number {
+    let postings = 0;
+    for (let segment = 0; segment < segments; segment++) postings += this.segmentEnds[segment]! - this.segmentStarts[segment]!;
+    return postings;
   }
 
   /**
