@@ -12,6 +12,7 @@ const SUITES: Record<string, { module: string; fn: string }> = {
   typeahead: { module: './typeahead.bench.js', fn: 'runTypeaheadBench' },
   swap: { module: './swap.bench.js', fn: 'runSwapBench' },
   typos: { module: './typos.bench.js', fn: 'runTyposBench' },
+  render: { module: './render.bench.js', fn: 'runRenderBench' },
 };
 
 async function main(): Promise<void> {

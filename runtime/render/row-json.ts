@@ -13,12 +13,14 @@
 import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from '../store/types.js';
 import { decodeUtf8 } from '../store/record-byte-buffer.js';
 import type { Projection } from './projection.js';
+import { compileRowWrite, type RowWrite } from './row-json-compile.js';
 
 const encoder = new TextEncoder();
 
 /** A growable byte buffer reused across requests (one per thread: requests run one at a time). */
 export class JsonBytes {
-  private buffer = new Uint8Array(64 * 1024);
+  /** The bytes; [0, length) are written. Public for the compiled row writers, which store into it directly. */
+  buffer = new Uint8Array(64 * 1024);
   length = 0;
 
   reset(): this {
@@ -63,22 +65,8 @@ export class JsonBytes {
 
   /** An int32 in decimal, as String(value) writes it (no string made). */
   int(value: number): void {
-    this.reserve(11);
-    const buffer = this.buffer;
-    let at = this.length;
-    let rest = value;
-    if (rest < 0) {
-      buffer[at++] = 0x2d;
-      rest = -rest; // int32: -2^31 negates exactly in a double
-    }
-    let digits = 1;
-    for (let scale = 10; scale <= rest; scale *= 10) digits++;
-    at += digits;
-    for (let i = 1; i <= digits; i++) {
-      buffer[at - i] = 0x30 + (rest % 10);
-      rest = Math.floor(rest / 10);
-    }
-    this.length = at;
+    this.reserve(INT_BYTES);
+    this.length = writeIntAt(this.buffer, this.length, value);
   }
 
   /** Text of ASCII characters only (numbers, literals). */
@@ -171,6 +159,26 @@ export class JsonBytes {
   }
 }
 
+/** The most bytes an int32 takes in decimal (-2147483648). */
+const INT_BYTES = 11;
+
+/** Writes an int32 in decimal at `at` (room for INT_BYTES assumed) and returns where it ends. */
+export function writeIntAt(buffer: Uint8Array, at: number, value: number): number {
+  let rest = value;
+  if (rest < 0) {
+    buffer[at++] = 0x2d;
+    rest = -rest; // int32: -2^31 negates exactly in a double
+  }
+  let digits = 1;
+  for (let scale = 10; scale <= rest; scale *= 10) digits++;
+  at += digits;
+  for (let i = 1; i <= digits; i++) {
+    buffer[at - i] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  return at;
+}
+
 const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 /** JSON.stringify's two-character escapes by control byte (0: \u00xx). */
 const SHORT_ESCAPES = new Uint8Array(32);
@@ -238,7 +246,7 @@ export class NumberFromText {
 }
 
 /** One step of a row's object: a stored field or a caller's value, with its `"name":` bytes. */
-interface Step {
+export interface Step {
   /** `,"name":` */
   readonly key: Uint8Array;
   /** `{"name":`: the key when it is the row's first, with the object's opening brace. */
@@ -257,12 +265,16 @@ export class RowJsonWriter {
   private readonly fieldByName: ReadonlyMap<string, FieldLayout>;
   private readonly view: DataView;
   private readonly bytes: Uint8Array;
+  /** The steps as straight-line code (row-json-compile.ts); null: interpret them (`interpreted`). */
+  private readonly compiled: RowWrite | null;
 
   constructor(
     private readonly rows: RowBytes,
     projection: Projection,
     /** Names written from the per-row extras array, in this order of indexes. */
     readonly extraNames: readonly string[],
+    /** interpreted: walk the steps per row instead of compiling them (the render bench's baseline, the tests' second opinion). */
+    options: { interpreted?: boolean } = {},
   ) {
     this.bytes = rows.bytes;
     this.view = new DataView(rows.bytes.buffer, rows.bytes.byteOffset, rows.bytes.byteLength);
@@ -273,11 +285,18 @@ export class RowJsonWriter {
       if (extraIndex < 0 && field === null) throw new Error(`row writer: ${name} is neither a stored field nor an extra`);
       return { key: encoder.encode(`,${JSON.stringify(name)}:`), firstKey: encoder.encode(`{${JSON.stringify(name)}:`), field, extraIndex };
     });
+    this.compiled = options.interpreted ? null : compileRowWrite(this.steps, this.view, this, writeIntAt);
   }
 
   /** The object of `row`, with `extras` (indexed as extraNames) for the computed names. */
   write(out: JsonBytes, row: number, extras: readonly unknown[] | null): void {
     const position = this.rows.tablePosition(row);
+    if (this.compiled !== null) this.compiled(out, position, extras);
+    else this.interpret(out, position, extras);
+  }
+
+  /** What the compiled code does, step by step. */
+  private interpret(out: JsonBytes, position: number, extras: readonly unknown[] | null): void {
     let first = true;
     for (const step of this.steps) {
       let extra: unknown;
@@ -292,20 +311,25 @@ export class RowJsonWriter {
         out.bytes(step.key);
       }
       if (step.field !== null) this.writeField(out, position, step.field);
-      else if (extra === null) out.ascii('null');
-      else if (typeof extra === 'number') out.ascii(Number.isFinite(extra) ? String(extra) : 'null');
-      else if (extra instanceof JsonText) {
-        out.byte(0x22);
-        out.bytes(extra.inner);
-        out.byte(0x22);
-      } else if (extra instanceof FieldCopy) this.writeField(out, position, this.fieldByName.get(extra.field)!);
-      else if (extra instanceof IntAsText) this.writeIntAsText(out, position, this.fieldByName.get(extra.field)!);
-      else if (extra instanceof NumberFromText) this.writeNumberFromText(out, position, this.fieldByName.get(extra.field)!);
-      else if (extra instanceof JoinedText) this.writeJoined(out, position, extra);
-      else out.text(JSON.stringify(extra));
+      else this.writeExtra(out, position, extra);
     }
     if (first) out.byte(0x7b); // no key written
     out.byte(0x7d);
+  }
+
+  /** A caller's per-row value (not undefined: its key is left out), after its key. */
+  writeExtra(out: JsonBytes, position: number, extra: unknown): void {
+    if (extra === null) out.ascii('null');
+    else if (typeof extra === 'number') out.ascii(Number.isFinite(extra) ? String(extra) : 'null');
+    else if (extra instanceof JsonText) {
+      out.byte(0x22);
+      out.bytes(extra.inner);
+      out.byte(0x22);
+    } else if (extra instanceof FieldCopy) this.writeField(out, position, this.fieldByName.get(extra.field)!);
+    else if (extra instanceof IntAsText) this.writeIntAsText(out, position, this.fieldByName.get(extra.field)!);
+    else if (extra instanceof NumberFromText) this.writeNumberFromText(out, position, this.fieldByName.get(extra.field)!);
+    else if (extra instanceof JoinedText) this.writeJoined(out, position, extra);
+    else out.text(JSON.stringify(extra));
   }
 
   private writeJoined(out: JsonBytes, position: number, joined: JoinedText): void {
@@ -369,25 +393,27 @@ export class RowJsonWriter {
         if (offset === 0) out.ascii('null');
         else out.int(view.getInt32(position + offset, true));
         return;
-      case FIELD_DOUBLE_OR_NULL: {
+      case FIELD_DOUBLE_OR_NULL:
         if (offset === 0) out.ascii('null');
-        else {
-          const value = view.getFloat64(position + offset, true);
-          out.ascii(Number.isFinite(value) ? String(value) : 'null');
-        }
+        else this.writeDoubleAt(out, position + offset);
         return;
-      }
-      default: {
-        if (offset === 0) {
-          out.ascii(field.kind === FIELD_STRING_OR_EMPTY ? '""' : 'null');
-          return;
-        }
-        const at = position + offset;
-        const start = at + view.getInt32(at, true);
-        const length = view.getInt32(start, true);
-        if (!out.utf8String(this.bytes, start + 4, length)) out.text(JSON.stringify(decodeUtf8(this.bytes, start + 4, length)));
-      }
+      default:
+        if (offset === 0) out.ascii(field.kind === FIELD_STRING_OR_EMPTY ? '""' : 'null');
+        else this.writeStringAt(out, position + offset);
     }
+  }
+
+  /** The float64 stored at `at` (a present field), as JSON.stringify prints it. */
+  writeDoubleAt(out: JsonBytes, at: number): void {
+    const value = this.view.getFloat64(at, true);
+    out.ascii(Number.isFinite(value) ? String(value) : 'null');
+  }
+
+  /** The string whose offset is stored at `at` (a present field), as a JSON string literal. */
+  writeStringAt(out: JsonBytes, at: number): void {
+    const start = at + this.view.getInt32(at, true);
+    const length = this.view.getInt32(start, true);
+    if (!out.utf8String(this.bytes, start + 4, length)) out.text(JSON.stringify(decodeUtf8(this.bytes, start + 4, length)));
   }
 }
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CITY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
 import { projectionFor } from '../../runtime/render/projection.js';
-import { FieldCopy, JoinedText, JsonBytes, JsonText, jsonTextOf, rowJsonWriter, rowsJson } from '../../runtime/render/row-json.js';
+import { FieldCopy, JoinedText, JsonBytes, JsonText, RowJsonWriter, jsonTextOf, rowJsonWriter, rowsJson } from '../../runtime/render/row-json.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 
 const text = (out: JsonBytes) => out.view().toString('utf8');
@@ -20,10 +20,14 @@ describe('row JSON writer', () => {
         for (const includeTranslations of [false, true]) {
           const projection = projectionFor(set, tier, { includeTranslations });
           const writer = rowJsonWriter(rowBytes, projection, []);
+          const interpreted = new RowJsonWriter(rowBytes, projection, [], { interpreted: true });
           const out = new JsonBytes();
           for (let row = 0; row < table.count; row++) {
+            const expected = JSON.stringify(projection.project(table.record(row)));
             writer.write(out.reset(), row, null);
-            assert.equal(text(out), JSON.stringify(projection.project(table.record(row))), `${set.entity} row ${row} at ${tier}`);
+            assert.equal(text(out), expected, `${set.entity} row ${row} at ${tier}`);
+            interpreted.write(out.reset(), row, null);
+            assert.equal(text(out), expected, `${set.entity} row ${row} at ${tier}, interpreted`);
           }
           const all = rowsJson(rowBytes, projection, table.count, (i) => i).toString('utf8');
           assert.equal(all, JSON.stringify(Array.from({ length: table.count }, (_, row) => projection.project(table.record(row)))));
@@ -65,6 +69,7 @@ describe('row JSON writer', () => {
     const names = ['type', 'label', 'match_score', 'matched_field'];
     const projection = projectionFor(CITY_FIELDS, 'full', { extra: names });
     const writer = rowJsonWriter(store.cities.rowBytes!, projection, names);
+    const interpreted = new RowJsonWriter(store.cities.rowBytes!, projection, names, { interpreted: true });
     const label = new JoinedText('name');
     const parts = [null, new JsonText(''), new JsonText('Zürich "Z" \\ \u0001'), new JsonText('😀 land')];
     for (let row = 0; row < store.cities.count; row++) {
@@ -74,11 +79,14 @@ describe('row JSON writer', () => {
         label.count = 2;
         const score = [0.25, -0, NaN, 1e21, 0.1 + 0.2][row % 5]!;
         const out = new JsonBytes();
-        writer.write(out, row, [jsonTextOf('city'), label, score, row % 2 ? null : jsonTextOf('native')]);
+        const extras = [jsonTextOf('city'), label, score, row % 2 ? null : jsonTextOf('native')];
+        writer.write(out, row, extras);
         const record = store.cities.record(row) as unknown as Record<string, unknown>;
         const joined = [record.name as string, parts[a]?.text, parts[b]?.text].filter(Boolean).join(', ');
         const expected = projection.project({ ...record, type: 'city', label: joined, match_score: score, matched_field: row % 2 ? null : 'native' });
         assert.equal(text(out), JSON.stringify(expected), `row ${row}`);
+        interpreted.write(out.reset(), row, extras);
+        assert.equal(text(out), JSON.stringify(expected), `row ${row}, interpreted`);
       }
     }
   });
@@ -88,6 +96,25 @@ describe('row JSON writer', () => {
     for (const value of [0, 1, 9, 10, 99, 100, 12345, -1, -10, -2147483648, 2147483647, 1000000000]) {
       out.reset().int(value);
       assert.equal(text(out), String(value));
+    }
+  });
+
+  it('writes an extra that may be left out before, between and after stored fields, with commas only between written keys', () => {
+    const { store } = fixtureSnapshot();
+    const projection = projectionFor(CITY_FIELDS, 'basic', { extra: ['type', 'label'] });
+    // Extras first (maybe written), then the stored id and name, then an extra again.
+    const orders = [['type', 'label', 'id', 'name'], ['id', 'type', 'name', 'label'], ['type', 'id', 'name', 'label']];
+    for (const names of orders) {
+      const reordered = { ...projection, names };
+      const writer = new RowJsonWriter(store.cities.rowBytes!, reordered, ['type', 'label']);
+      const record = store.cities.record(0) as unknown as Record<string, unknown>;
+      for (const extras of [[undefined, undefined], ['city', undefined], [undefined, 'A, B'], ['city', 'A, B']]) {
+        const out = new JsonBytes();
+        writer.write(out, 0, extras);
+        const values: Record<string, unknown> = { ...record, type: extras[0], label: extras[1] };
+        const expected = JSON.stringify(Object.fromEntries(names.map((name) => [name, values[name]])));
+        assert.equal(text(out), expected, `${names.join(',')} with ${JSON.stringify(extras)}`);
+      }
     }
   });
 });
