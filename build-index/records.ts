@@ -1,11 +1,13 @@
 // Encodes each entity's records, in row order, as one FlatBuffers table (schemas/snapshot/geoapi.fbs),
 // and its ids section (layout: runtime/format/sections.ts).
 // Low-cardinality strings (codes, types, timezones, sources) are shared within a table.
+// `translations` is stored JSON-escaped (runtime/format/json-text.ts).
 import * as flatbuffers from 'flatbuffers';
 import { ArrayPackBuilder } from '../runtime/format/array-pack.js';
 import * as fb from '../runtime/format/generated/geoapi/fb.js';
 import type { CityRecord, CountryRecord, EntityName, NormalisedDataset, PostcodeRecord, RegionRecord, StateRecord, SubregionRecord } from '../runtime/format/model.js';
 import { ENTITY_NAMES } from '../runtime/format/model.js';
+import { storedJsonText } from '../runtime/format/json-text.js';
 import { IDS_DENSE_MAX_RATIO, IDS_MODE_DENSE, IDS_MODE_SORTED, idsSection, recordsSection } from '../runtime/format/sections.js';
 
 type B = flatbuffers.Builder;
@@ -22,7 +24,7 @@ function shared(b: B, s: string | null): number {
 
 function encodeRegion(b: B, r: RegionRecord): number {
   const name = str(b, r.name);
-  const translations = str(b, r.translations);
+  const translations = str(b, storedJsonText(r.translations));
   const wiki = str(b, r.wikiDataId);
   fb.Region.startRegion(b);
   fb.Region.addId(b, r.id);
@@ -34,7 +36,7 @@ function encodeRegion(b: B, r: RegionRecord): number {
 
 function encodeSubregion(b: B, r: SubregionRecord): number {
   const name = str(b, r.name);
-  const translations = str(b, r.translations);
+  const translations = str(b, storedJsonText(r.translations));
   const wiki = str(b, r.wikiDataId);
   fb.Subregion.startSubregion(b);
   fb.Subregion.addId(b, r.id);
@@ -53,7 +55,7 @@ function encodeCountry(b: B, r: CountryRecord): number {
     currencyName: shared(b, r.currency_name), currencySymbol: shared(b, r.currency_symbol), tld: str(b, r.tld),
     native: str(b, r.native), region: shared(b, r.region), subregion: shared(b, r.subregion),
     nationality: str(b, r.nationality), pcFormat: shared(b, r.postal_code_format), pcRegex: shared(b, r.postal_code_regex),
-    timezones: str(b, r.timezones), translations: str(b, r.translations), latitude: str(b, r.latitude),
+    timezones: str(b, r.timezones), translations: str(b, storedJsonText(r.translations)), latitude: str(b, r.latitude),
     longitude: str(b, r.longitude), emoji: str(b, r.emoji), emojiU: str(b, r.emojiU), wiki: str(b, r.wikiDataId),
   };
   C.startCountry(b);
@@ -94,7 +96,7 @@ function encodeState(b: B, r: StateRecord): number {
   const o = {
     name: str(b, r.name), countryCode: shared(b, r.country_code), fips: str(b, r.fips_code), iso2: str(b, r.iso2),
     iso31662: str(b, r.iso3166_2), type: shared(b, r.type), native: str(b, r.native), latitude: str(b, r.latitude),
-    longitude: str(b, r.longitude), timezone: shared(b, r.timezone), translations: str(b, r.translations), wiki: str(b, r.wikiDataId),
+    longitude: str(b, r.longitude), timezone: shared(b, r.timezone), translations: str(b, storedJsonText(r.translations)), wiki: str(b, r.wikiDataId),
   };
   S.startState(b);
   S.addId(b, r.id);
@@ -129,7 +131,7 @@ function encodeCity(b: B, r: CityRecord): number {
   // Native often equals the name: share the bytes then.
   const native = r.native === null ? 0 : r.native === r.name ? name : str(b, r.native);
   const timezone = shared(b, r.timezone);
-  const translations = str(b, r.translations);
+  const translations = str(b, storedJsonText(r.translations));
   const wiki = str(b, r.wikiDataId);
   C.startCity(b);
   C.addId(b, r.id);

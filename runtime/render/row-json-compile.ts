@@ -7,7 +7,7 @@
 // (key bytes, slots, extras' indexes), never a name or a value. Strings, doubles and extras go
 // through the writer's own methods, so escaping and number formatting exist once. (Projections
 // compile their copy function the same way: render/projection.ts.)
-import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING_OR_EMPTY } from '../store/types.js';
+import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_JSON_STRING, FIELD_STRING_OR_EMPTY } from '../store/types.js';
 import type { JsonBytes, Step } from './row-json.js';
 
 /** Writes one row's object: the table at `position`, computed names from `extras`. */
@@ -17,6 +17,7 @@ export type RowWrite = (out: JsonBytes, position: number, extras: readonly unkno
 export interface RowWriterCalls {
   writeStringAt(out: JsonBytes, at: number): void;
   writeDoubleAt(out: JsonBytes, at: number): void;
+  writeJsonStringAt(out: JsonBytes, at: number): void;
   writeExtra(out: JsonBytes, position: number, extra: unknown): void;
 }
 
@@ -79,6 +80,9 @@ export function compileRowWrite(steps: readonly Step[], view: DataView, calls: R
         break;
       case FIELD_DOUBLE_OR_NULL:
         code.push(`if (offset === 0) { ${storeBytes(NULL)} } else { out.length = at; calls.writeDoubleAt(out, position + offset); ${RELOAD} }`);
+        break;
+      case FIELD_JSON_STRING:
+        code.push(`if (offset === 0) { ${storeBytes(NULL)} } else { out.length = at; calls.writeJsonStringAt(out, position + offset); ${RELOAD} }`);
         break;
       default:
         code.push(`if (offset === 0) { ${storeBytes(field.kind === FIELD_STRING_OR_EMPTY ? EMPTY_STRING : NULL)} } else { out.length = at; calls.writeStringAt(out, position + offset); ${RELOAD} }`);

@@ -10,7 +10,7 @@
 // - absent fields read as the codec reads them (0, null or '' by field kind).
 // Values a caller computes per row (search additions, a `type` that replaces the stored one)
 // come from `extras`, written with JSON.stringify (undefined leaves the key out, as it does).
-import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from '../store/types.js';
+import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_JSON_STRING, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from '../store/types.js';
 import { decodeUtf8 } from '../store/record-byte-buffer.js';
 import type { Projection } from './projection.js';
 import { compileRowWrite, type RowWrite } from './row-json-compile.js';
@@ -397,6 +397,10 @@ export class RowJsonWriter {
         if (offset === 0) out.ascii('null');
         else this.writeDoubleAt(out, position + offset);
         return;
+      case FIELD_JSON_STRING:
+        if (offset === 0) out.ascii('null');
+        else this.writeJsonStringAt(out, position + offset);
+        return;
       default:
         if (offset === 0) out.ascii(field.kind === FIELD_STRING_OR_EMPTY ? '""' : 'null');
         else this.writeStringAt(out, position + offset);
@@ -407,6 +411,16 @@ export class RowJsonWriter {
   writeDoubleAt(out: JsonBytes, at: number): void {
     const value = this.view.getFloat64(at, true);
     out.ascii(Number.isFinite(value) ? String(value) : 'null');
+  }
+
+  /** A FIELD_JSON_STRING whose offset is stored at `at` (a present field): its stored bytes, quoted. */
+  writeJsonStringAt(out: JsonBytes, at: number): void {
+    const start = at + this.view.getInt32(at, true);
+    const length = this.view.getInt32(start, true);
+    out.reserve(length + 2);
+    out.byte(0x22);
+    out.bytes(this.bytes.subarray(start + 4, start + 4 + length));
+    out.byte(0x22);
   }
 
   /** The string whose offset is stored at `at` (a present field), as a JSON string literal. */

@@ -1,7 +1,9 @@
 // FlatBuffers row → plain record of the model (runtime/format/model.ts), one codec per entity.
+// `translations` is stored JSON-escaped (format/json-text.ts): decoded back to its text here.
 import * as fb from '../format/generated/geoapi/fb.js';
+import { jsonTextFromStored } from '../format/json-text.js';
 import type { CityRecord, CountryRecord, PostcodeRecord, RegionRecord, StateRecord, SubregionRecord } from '../format/model.js';
-import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldKind, type FieldLayout } from './types.js';
+import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_JSON_STRING, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldKind, type FieldLayout } from './types.js';
 import type { TableCodec } from './entity-table.js';
 
 /** Layout from (name, kind) in schema field order (slot = 4 + 2 × index, schemas/snapshot/geoapi.fbs). */
@@ -12,13 +14,13 @@ function layoutOf(fields: readonly [string, FieldKind][]): readonly FieldLayout[
 export const regionCodec: TableCodec<RegionRecord, fb.Region> = {
   newCursor: () => new fb.Region(),
   name: (r) => r.name() ?? '',
-  decode: (r) => ({ id: r.id(), name: r.name() ?? '', translations: r.translations(), wikiDataId: r.wikiDataId() }),
+  decode: (r) => ({ id: r.id(), name: r.name() ?? '', translations: jsonTextFromStored(r.translations()), wikiDataId: r.wikiDataId() }),
 };
 
 export const subregionCodec: TableCodec<SubregionRecord, fb.Subregion> = {
   newCursor: () => new fb.Subregion(),
   name: (r) => r.name() ?? '',
-  decode: (r) => ({ id: r.id(), name: r.name() ?? '', translations: r.translations(), wikiDataId: r.wikiDataId(), region_id: r.regionId() }),
+  decode: (r) => ({ id: r.id(), name: r.name() ?? '', translations: jsonTextFromStored(r.translations()), wikiDataId: r.wikiDataId(), region_id: r.regionId() }),
 };
 
 export const countryCodec: TableCodec<CountryRecord, fb.Country> = {
@@ -48,7 +50,7 @@ export const countryCodec: TableCodec<CountryRecord, fb.Country> = {
     postal_code_format: r.postalCodeFormat(),
     postal_code_regex: r.postalCodeRegex(),
     timezones: r.timezones(),
-    translations: r.translations(),
+    translations: jsonTextFromStored(r.translations()),
     latitude: r.latitude(),
     longitude: r.longitude(),
     emoji: r.emoji(),
@@ -63,7 +65,7 @@ export const stateCodec: TableCodec<StateRecord, fb.State> = {
     ['id', FIELD_INT], ['name', FIELD_STRING_OR_EMPTY], ['country_id', FIELD_INT], ['country_code', FIELD_STRING_OR_EMPTY],
     ['fips_code', FIELD_STRING], ['iso2', FIELD_STRING], ['iso3166_2', FIELD_STRING], ['type', FIELD_STRING],
     ['level', FIELD_INT_OR_NULL], ['parent_id', FIELD_INT_OR_NULL], ['native', FIELD_STRING], ['latitude', FIELD_STRING],
-    ['longitude', FIELD_STRING], ['timezone', FIELD_STRING], ['translations', FIELD_STRING], ['wikiDataId', FIELD_STRING],
+    ['longitude', FIELD_STRING], ['timezone', FIELD_STRING], ['translations', FIELD_JSON_STRING], ['wikiDataId', FIELD_STRING],
     ['population', FIELD_DOUBLE_OR_NULL],
   ]),
   name: (r) => r.name() ?? '',
@@ -82,7 +84,7 @@ export const stateCodec: TableCodec<StateRecord, fb.State> = {
     latitude: r.latitude(),
     longitude: r.longitude(),
     timezone: r.timezone(),
-    translations: r.translations(),
+    translations: jsonTextFromStored(r.translations()),
     wikiDataId: r.wikiDataId(),
     population: r.population(),
   }),
@@ -94,7 +96,7 @@ export const cityCodec: TableCodec<CityRecord, fb.City> = {
     ['id', FIELD_INT], ['name', FIELD_STRING_OR_EMPTY], ['state_id', FIELD_INT], ['state_code', FIELD_STRING_OR_EMPTY],
     ['country_id', FIELD_INT], ['country_code', FIELD_STRING_OR_EMPTY], ['type', FIELD_STRING], ['level', FIELD_STRING],
     ['parent_id', FIELD_INT_OR_NULL], ['latitude', FIELD_STRING], ['longitude', FIELD_STRING], ['native', FIELD_STRING],
-    ['population', FIELD_DOUBLE_OR_NULL], ['timezone', FIELD_STRING], ['translations', FIELD_STRING], ['wikiDataId', FIELD_STRING],
+    ['population', FIELD_DOUBLE_OR_NULL], ['timezone', FIELD_STRING], ['translations', FIELD_JSON_STRING], ['wikiDataId', FIELD_STRING],
   ]),
   name: (r) => r.name() ?? '',
   decode: (r) => ({
@@ -112,7 +114,7 @@ export const cityCodec: TableCodec<CityRecord, fb.City> = {
     native: r.native(),
     population: r.population(),
     timezone: r.timezone(),
-    translations: r.translations(),
+    translations: jsonTextFromStored(r.translations()),
     wikiDataId: r.wikiDataId(),
   }),
 };

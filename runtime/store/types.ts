@@ -9,7 +9,8 @@ export const FIELD_INT_OR_NULL = 1; // int32, absent → null
 export const FIELD_DOUBLE_OR_NULL = 2; // float64, absent → null
 export const FIELD_STRING = 3; // string, absent → null
 export const FIELD_STRING_OR_EMPTY = 4; // string, absent → ''
-export type FieldKind = typeof FIELD_INT | typeof FIELD_INT_OR_NULL | typeof FIELD_DOUBLE_OR_NULL | typeof FIELD_STRING | typeof FIELD_STRING_OR_EMPTY;
+export const FIELD_JSON_STRING = 5; // string stored as its JSON literal without the quotes (format/json-text.ts), absent → null
+export type FieldKind = typeof FIELD_INT | typeof FIELD_INT_OR_NULL | typeof FIELD_DOUBLE_OR_NULL | typeof FIELD_STRING | typeof FIELD_STRING_OR_EMPTY | typeof FIELD_JSON_STRING;
 
 /** One field of a record: its record (= JSON) name, its vtable slot (4 + 2 × field index) and kind. */
 export interface FieldLayout {

@@ -7,6 +7,10 @@ import { CITY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
 import { projectionFor } from '../../runtime/render/projection.js';
 import { FieldCopy, JoinedText, JsonBytes, JsonText, RowJsonWriter, jsonTextOf, rowJsonWriter, rowsJson } from '../../runtime/render/row-json.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
+import { join } from 'node:path';
+import { loadSource, writeLoadedSnapshot } from '../../build-index/build.js';
+import { loadStore } from '../../runtime/store/index.js';
+import { fixtureDir, tempDir } from '../build-index/support.js';
 
 const text = (out: JsonBytes) => out.view().toString('utf8');
 
@@ -115,6 +119,32 @@ describe('row JSON writer', () => {
         const expected = JSON.stringify(Object.fromEntries(names.map((name) => [name, values[name]])));
         assert.equal(text(out), expected, `${names.join(',')} with ${JSON.stringify(extras)}`);
       }
+    }
+  });
+
+  it('copies stored JSON-escaped translations as they are: the same JSON as JSON.stringify of the decoded text', () => {
+    const loaded = loadSource(fixtureDir);
+    // JSON texts (the build reads them) whose values need every kind of escape, and one needing none.
+    const tricky = [JSON.stringify({ de: 'Kö\\ln "Dom"', x: '\u0001\u001f\u2028😀' }), JSON.stringify({ ja: 'ミュンヘン', lone: 'a\ud800b' }), '{}'];
+    const cities = loaded.dataset.cities;
+    tricky.forEach((text, i) => (cities[i]!.translations = text));
+    const { dir, cleanup } = tempDir();
+    try {
+      writeLoadedSnapshot(loaded, { out: join(dir, 'snap') });
+      const store = loadStore(join(dir, 'snap'));
+      for (const interpreted of [false, true]) {
+        const projection = projectionFor(CITY_FIELDS, 'full', { includeTranslations: true });
+        const writer = interpreted ? new RowJsonWriter(store.cities.rowBytes!, projection, [], { interpreted: true }) : rowJsonWriter(store.cities.rowBytes!, projection, []);
+        for (let row = 0; row < tricky.length; row++) {
+          const record = store.cities.record(row);
+          assert.equal(record.translations, tricky[row], `row ${row} decodes to its text`);
+          const out = new JsonBytes();
+          writer.write(out, row, null);
+          assert.equal(text(out), JSON.stringify(projection.project(record)), `row ${row}${interpreted ? ', interpreted' : ''}`);
+        }
+      }
+    } finally {
+      cleanup();
     }
   });
 });

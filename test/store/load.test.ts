@@ -93,8 +93,8 @@ describe('snapshot loader', () => {
   test('refuses a snapshot of the previous format version (manifest)', () => {
     const dir = snapshotCopy();
     const manifestFile = join(dir, 'manifest.json');
-    writeFileSync(manifestFile, JSON.stringify({ ...manifestOf(dir), formatVersion: 2 }));
-    assert.match(loadError(dir).message, /manifest\.json: snapshot format version mismatch: expected 3, found 2/);
+    writeFileSync(manifestFile, JSON.stringify({ ...manifestOf(dir), formatVersion: 3 }));
+    assert.match(loadError(dir).message, /manifest\.json: snapshot format version mismatch: expected 4, found 3/);
   });
 
   test('refuses a section file of another format version (header)', () => {
@@ -103,7 +103,7 @@ describe('snapshot loader', () => {
     const fd = openSync(file, 'r+');
     writeSync(fd, Buffer.from([7, 0, 0, 0]), 0, 4, 8);
     closeSync(fd);
-    assert.match(loadError(dir).message, /ids\.states\.bin: snapshot format version mismatch: expected 3, found 7/);
+    assert.match(loadError(dir).message, /ids\.states\.bin: snapshot format version mismatch: expected 4, found 7/);
   });
 
   test('refuses a missing section file', () => {
