@@ -140,6 +140,8 @@ export interface ReportData {
   responseBytes: Partial<Record<Operation, { mean: number; max: number }>>;
   /** geoapi, one request at a time on cold caches: the first requests of each list. */
   serviceTimes: Partial<Record<Operation, ServiceTimes>>;
+  /** The same requests, one at a time, against the bare uWS handler: what the loopback and the machine alone cost a single answer. */
+  floorServiceTimes: Partial<Record<Operation, ServiceTimes>>;
   /** geoapi's garbage collection pauses (--trace-gc, every thread) during the mix's saturation and fixed-rate runs. */
   gc: { saturation: GcSummary; saturationSeconds: number; fixed: GcSummary | null; fixedSeconds: number } | null;
   /** geoapi's response caches after the load runs (its metrics listener): budget, bytes held, lookups. */
@@ -470,6 +472,9 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     writeFileSync(join(tmp, 'bare-sizes.json'), JSON.stringify(bareSizes));
     bare = await startChild('bare', [BARE_SCRIPT, join(tmp, 'bare-sizes.json')], /listening (\d+)/);
     const barePort = Number(new URL(bare.url).port);
+    // The single answers' floor: the same requests one at a time against the bare handler.
+    const floorServiceTimes: ReportData['floorServiceTimes'] = {};
+    for (const op of OPERATIONS) floorServiceTimes[op] = await serviceTimes(bare.url, key, workload.perOperation[op].slice(0, options.serviceSample));
 
     // ---- per operation and the mix: saturation, then half of geoapi's peak ----------------------
     const driver = makeDriver({ useWrk: options.useWrk, connections: options.connections, warmupSeconds: options.warmupSeconds, scriptDir: tmp });
@@ -618,6 +623,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       parity,
       responseBytes,
       serviceTimes: geoapiServiceTimes,
+      floorServiceTimes,
       gc,
       responseCache,
       workerMemory,

@@ -7,18 +7,33 @@
 // (key bytes, slots, extras' indexes), never a name or a value. Strings, doubles and extras go
 // through the writer's own methods, so escaping and number formatting exist once. (Projections
 // compile their copy function the same way: render/projection.ts.)
-import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_JSON_STRING, FIELD_STRING_OR_EMPTY } from '../store/types.js';
-import type { JsonBytes, Step } from './row-json.js';
+import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_JSON_STRING, FIELD_STRING_OR_EMPTY, type FieldLayout } from '../store/types.js';
+
+/** The output the compiled code stores into (row-json.ts's JsonBytes). */
+export interface ByteSink {
+  buffer: Uint8Array;
+  length: number;
+  reserve(more: number): void;
+}
+
+/** What the compiled code reads of a writer's step (row-json.ts). */
+export interface CompiledStep {
+  /** `,"name":` */
+  readonly key: Uint8Array;
+  /** The stored field, or null: take extras[extraIndex]. */
+  readonly field: FieldLayout | null;
+  readonly extraIndex: number;
+}
 
 /** Writes one row's object: the table at `position`, computed names from `extras`. */
-export type RowWrite = (out: JsonBytes, position: number, extras: readonly unknown[] | null) => void;
+export type RowWrite<Out extends ByteSink> = (out: Out, position: number, extras: readonly unknown[] | null) => void;
 
 /** What compiled code calls back for values of variable size. */
-export interface RowWriterCalls {
-  writeStringAt(out: JsonBytes, at: number): void;
-  writeDoubleAt(out: JsonBytes, at: number): void;
-  writeJsonStringAt(out: JsonBytes, at: number): void;
-  writeExtra(out: JsonBytes, position: number, extra: unknown): void;
+export interface RowWriterCalls<Out extends ByteSink> {
+  writeStringAt(out: Out, at: number): void;
+  writeDoubleAt(out: Out, at: number): void;
+  writeJsonStringAt(out: Out, at: number): void;
+  writeExtra(out: Out, position: number, extra: unknown): void;
 }
 
 const NULL = [0x6e, 0x75, 0x6c, 0x6c];
@@ -43,7 +58,7 @@ function room(n: number): string {
 const RELOAD = 'buf = out.buffer; at = out.length;';
 
 /** The compiled writer of `steps`, reading rows through `view`. */
-export function compileRowWrite(steps: readonly Step[], view: DataView, calls: RowWriterCalls, writeIntAt: (buffer: Uint8Array, at: number, value: number) => number): RowWrite {
+export function compileRowWrite<Out extends ByteSink>(steps: readonly CompiledStep[], view: DataView, calls: RowWriterCalls<Out>, writeIntAt: (buffer: Uint8Array, at: number, value: number) => number): RowWrite<Out> {
   const code: string[] = ['let buf = out.buffer;', 'let at = out.length;', 'let first = true;', 'let offset = 0;', 'let extra;'];
   if (steps.some((step) => step.field !== null)) code.push('const vtable = position - view.getInt32(position, true);', 'const vtableBytes = view.getUint16(vtable, true);');
   code.push(room(1), 'buf[at++] = 123;');
@@ -91,5 +106,5 @@ export function compileRowWrite(steps: readonly Step[], view: DataView, calls: R
   }
   code.push(room(1), 'buf[at++] = 125;', 'out.length = at;');
   const source = `return function writeRow(out, position, extras) {\n${code.join('\n')}\n};`;
-  return new Function('view', 'calls', 'writeIntAt', source)(view, calls, writeIntAt) as RowWrite;
+  return new Function('view', 'calls', 'writeIntAt', source)(view, calls, writeIntAt) as RowWrite<Out>;
 }

@@ -246,7 +246,7 @@ export class NumberFromText {
 }
 
 /** One step of a row's object: a stored field or a caller's value, with its `"name":` bytes. */
-export interface Step {
+interface Step {
   /** `,"name":` */
   readonly key: Uint8Array;
   /** `{"name":`: the key when it is the row's first, with the object's opening brace. */
@@ -266,7 +266,7 @@ export class RowJsonWriter {
   private readonly view: DataView;
   private readonly bytes: Uint8Array;
   /** The steps as straight-line code (row-json-compile.ts); null: interpret them (`interpreted`). */
-  private readonly compiled: RowWrite | null;
+  private readonly compiled: RowWrite<JsonBytes> | null;
 
   constructor(
     private readonly rows: RowBytes,
