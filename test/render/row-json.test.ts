@@ -95,9 +95,23 @@ describe('row JSON writer', () => {
     }
   });
 
+  it('writes numbers as JSON.stringify does, hundredths and int32 integers without String()', () => {
+    const out = new JsonBytes();
+    const values = [0, -0, 1, -1, 0.5, 0.57, 0.1 + 0.2, 1.005, -0.25, 100, 2147483647, -2147483648, 2147483648, 3e9, 1e21, 1e-7, 5e-324, NaN, Infinity, -Infinity, 12.345678, 37000];
+    for (let k = 0; k <= 100; k++) values.push(k / 100, (k + 0.5) / 100, k / 100 + Number.EPSILON);
+    for (let i = 0; i < 2000; i++) values.push(Math.round(Math.random() * 1e6) / 1e4, (Math.random() - 0.5) * 1e10, Math.random());
+    for (const value of values) {
+      out.reset().number(value);
+      assert.equal(text(out), JSON.stringify(value), String(value));
+    }
+  });
+
   it('writes int32 values digit by digit as String() does', () => {
     const out = new JsonBytes();
-    for (const value of [0, 1, 9, 10, 99, 100, 12345, -1, -10, -2147483648, 2147483647, 1000000000]) {
+    const values = [0, -0, 1, 9, 10, 99, 100, 12345, -1, -10, -2147483648, -2147483647, 2147483647, 1000000000];
+    for (let power = 1; power <= 1e9; power *= 10) values.push(power - 1, power, power + 1, -power, 1 - power);
+    for (let i = 0; i < 5000; i++) values.push((Math.random() * 2 ** 32 - 2 ** 31) | 0);
+    for (const value of values) {
       out.reset().int(value);
       assert.equal(text(out), String(value));
     }
