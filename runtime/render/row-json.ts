@@ -6,10 +6,13 @@
 // - strings escape `"`, `\` and U+0000–U+001F as JSON.stringify does (\b \t \n \f \r, else
 //   \u00xx); a string that is not well-formed UTF-8 or starts with a byte-order mark (which the
 //   record decoder replaces or drops) goes through the decoder and JSON.stringify instead;
+//   a JSON-text field (`translations`) is stored escaped (format/json-text.ts) and copied as it is;
 // - numbers print as JSON.stringify prints them (non-finite → null);
 // - absent fields read as the codec reads them (0, null or '' by field kind).
 // Values a caller computes per row (search additions, a `type` that replaces the stored one)
-// come from `extras`, written with JSON.stringify (undefined leaves the key out, as it does).
+// come from `extras`: prepared texts and numbers as bytes, anything else with JSON.stringify
+// (undefined leaves the key out, as it does). Each writer compiles its steps once
+// (row-json-compile.ts).
 import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_JSON_STRING, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from '../store/types.js';
 import { decodeUtf8 } from '../store/record-byte-buffer.js';
 import type { Projection } from './projection.js';
