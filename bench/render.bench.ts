@@ -10,7 +10,7 @@ import { Bench } from 'tinybench';
 import { CITY_FIELDS } from '../runtime/render/fields.js';
 import { projectionFor, type Projection } from '../runtime/render/projection.js';
 import { JoinedText, JsonBytes, RowJsonWriter, jsonTextOf, writeRowsArray } from '../runtime/render/row-json.js';
-import { countryNameTextOfRow, searchProjection, stateNameTextOfCityRow } from '../runtime/render/search.js';
+import { cityLabelParentsTextOfRow, searchProjection } from '../runtime/render/search.js';
 import { loadStore } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/types.js';
 import { printTable } from './http.bench.js';
@@ -61,18 +61,18 @@ function searchCase(store: Store): Case {
   const additions = ['type', 'label', 'match_score', 'matched_field'];
   const projection: Projection = searchProjection('cities', 'full', false, ['country_code', 'state_code', ...additions]);
   const next = random(11);
-  const samples = Array.from({ length: SAMPLES }, () => Array.from({ length: SEARCH_ROWS }, () => ({ row: Math.floor(next() * store.cities.count) })));
+  const samples = Array.from({ length: SAMPLES }, () => Array.from({ length: SEARCH_ROWS }, () => ({ row: Math.floor(next() * store.cities.count), score: Math.round(next() * 100) / 100 })));
   const label = new JoinedText('name');
   const type = jsonTextOf('city');
   const matchedField = jsonTextOf('name');
   const extras: unknown[] = [null, null, null, null];
-  const fill = (values: unknown[], hit: { row: number }): void => {
+  // As the autocomplete route fills them (routes/search/autocomplete.ts).
+  const fill = (values: unknown[], hit: { row: number; score: number }): void => {
     values[0] = type;
-    label.parts[0] = stateNameTextOfCityRow(store, hit.row);
-    label.parts[1] = countryNameTextOfRow(store, 'cities', hit.row);
-    label.count = 2;
+    label.parts[0] = cityLabelParentsTextOfRow(store, hit.row);
+    label.count = 1;
     values[1] = label;
-    values[2] = 0.57;
+    values[2] = hit.score;
     values[3] = matchedField;
   };
   return {

@@ -92,6 +92,31 @@ export function stateNameTextOfCityRow(store: Store, row: number): JsonText | nu
   return stateRow >= 0 ? nameTextAt(store.states, stateRow) : null;
 }
 
+// A city's label after its own name, ", "-joined as JSON text once per state row: one lookup and
+// one copy per result instead of two (autocomplete writes ~10 labels per answer).
+const labelParentTexts = new WeakMap<object, (JsonText | undefined)[]>();
+
+/**
+ * The parents part of a city's label, [state name, country name].filter(Boolean).join(', '), as
+ * JSON text (for a JoinedText after the city's name), or null when the city has neither.
+ */
+export function cityLabelParentsTextOfRow(store: Store, row: number): JsonText | null {
+  const stateRow = store.relations.cityStateRow[row]!;
+  const countryRow = store.relations.cityCountryRow[row]!;
+  if (stateRow < 0) return countryRow >= 0 ? nameTextAt(store.countries, countryRow) : null;
+  // A city filed under another country's state is joined on the spot; every other is kept per state.
+  if (store.relations.stateCountryRow[stateRow] !== countryRow) return labelParentsText(store, stateRow, countryRow);
+  let texts = labelParentTexts.get(store.states);
+  if (texts === undefined) labelParentTexts.set(store.states, (texts = new Array<JsonText | undefined>(store.states.count)));
+  let text = texts[stateRow];
+  if (text === undefined) texts[stateRow] = text = labelParentsText(store, stateRow, countryRow);
+  return text;
+}
+
+function labelParentsText(store: Store, stateRow: number, countryRow: number): JsonText {
+  return new JsonText([store.states.nameAt(stateRow), countryRow >= 0 ? store.countries.nameAt(countryRow) : null].filter(Boolean).join(', '));
+}
+
 /** JSON array text of already built items. */
 export function jsonArray(parts: readonly string[]): string {
   return parts.length === 0 ? '[]' : `[${parts.join(',')}]`;

@@ -8,7 +8,7 @@ import { roundScore } from '../../text/trigram.js';
 import { includeTranslationsParam, includeTranslationsSpec, localeParam, localeSpec } from '../params.js';
 import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, STATE_SPEC, stateFilter, TYPE_SPEC } from './params.js';
-import { countryNameOfRow, countryNameTextOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, stateNameTextOfCityRow, tierFor } from '../../render/search.js';
+import { cityLabelParentsTextOfRow, countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
 import { FieldCopy, JoinedText, jsonTextOf, rowJsonWriter, writeRowsArray } from '../../render/row-json.js';
 
 export const AUTOCOMPLETE_LIMIT_MAX = 50;
@@ -72,10 +72,9 @@ function render(ctx: RequestContext, { q, entity, type, country, state, limit, l
     return writeRowsArray(rowJsonWriter(rowBytes, projection, ADDITIONS), hits, extras, (values, hit) => {
       values[0] = typeText;
       if (entity === 'cities') {
-        // Parent names as JSON text made once per parent; the city's own name copied from its row.
-        cityLabel.parts[0] = stateNameTextOfCityRow(store, hit.row);
-        cityLabel.parts[1] = countryNameTextOfRow(store, entity, hit.row);
-        cityLabel.count = 2;
+        // The city's own name copied from its row, then its parents' names as JSON text made once per state.
+        cityLabel.parts[0] = cityLabelParentsTextOfRow(store, hit.row);
+        cityLabel.count = 1;
         values[1] = cityLabel;
       } else values[1] = entity === 'states' ? stateLabelOf(store[entity].nameAt(hit.row), countryNameOfRow(store, entity, hit.row)) : NAME;
       values[2] = roundScore(hit.score);
