@@ -1,5 +1,5 @@
 // Row JSON (runtime/render/row-json.ts): the compiled row writer against the same writer
-// interpreting its steps (its fallback where code generation is disallowed), in one process, the
+// interpreting its steps (`{ interpreted: true }`, as before they were compiled), in one process, the
 // two alternated over the same rows, bytes checked equal first. Cases: a city list (60 rows in
 // snapshot order, as a state's cities are written) at the Coordinates and Full tiers, and
 // autocomplete's 10 random rows at Full with its per-row additions (type, label, score, field).
