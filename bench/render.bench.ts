@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import { Bench } from 'tinybench';
 import { CITY_FIELDS } from '../runtime/render/fields.js';
 import { projectionFor, type Projection } from '../runtime/render/projection.js';
-import { JoinedText, JsonBytes, RowJsonWriter, jsonTextOf, writeRowsArray } from '../runtime/render/row-json.js';
+import { JoinedText, RowJsonWriter, jsonTextOf, writeRowsArray } from '../runtime/render/row-json.js';
 import { cityLabelParentsTextOfRow, searchProjection } from '../runtime/render/search.js';
 import { loadStore } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/types.js';
+import { prng } from '../test/support/random.js';
 import { printTable } from './http.bench.js';
 import { benchSnapshotDir } from './wrk.js';
 
@@ -27,32 +28,20 @@ interface Case {
   writers(interpreted: boolean): RowJsonWriter;
 }
 
-/** A deterministic sequence in [0, 1). */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-}
-
 function listCase(store: Store, tier: 'coordinates' | 'full'): Case {
   const rows = store.cities.rowBytes!;
   const projection = projectionFor(CITY_FIELDS, tier);
-  const next = random(7);
-  const starts = Array.from({ length: SAMPLES }, () => Math.floor(next() * Math.max(1, store.cities.count - LIST_ROWS)));
+  const next = prng(7);
   const count = Math.min(LIST_ROWS, store.cities.count);
-  const out = new JsonBytes();
+  const lists = Array.from({ length: SAMPLES }, () => {
+    const start = Math.floor(next() * Math.max(1, store.cities.count - LIST_ROWS));
+    return Array.from({ length: count }, (_, k) => ({ row: start + k }));
+  });
+  const noExtras: unknown[] = [];
   return {
     name: `city list of ${count}, ${tier}`,
     writers: (interpreted) => new RowJsonWriter(rows, projection, [], { interpreted }),
-    run(writer, i) {
-      out.reset();
-      out.byte(0x5b);
-      for (let k = 0; k < count; k++) {
-        if (k > 0) out.byte(0x2c);
-        writer.write(out, starts[i]! + k, null);
-      }
-      out.byte(0x5d);
-      return out.view();
-    },
+    run: (writer, i) => writeRowsArray(writer, lists[i]!, noExtras, () => {}),
   };
 }
 
@@ -60,7 +49,7 @@ function searchCase(store: Store): Case {
   const rows = store.cities.rowBytes!;
   const additions = ['type', 'label', 'match_score', 'matched_field'];
   const projection: Projection = searchProjection('cities', 'full', false, ['country_code', 'state_code', ...additions]);
-  const next = random(11);
+  const next = prng(11);
   const samples = Array.from({ length: SAMPLES }, () => Array.from({ length: SEARCH_ROWS }, () => ({ row: Math.floor(next() * store.cities.count), score: Math.round(next() * 100) / 100 })));
   const label = new JoinedText('name');
   const type = jsonTextOf('city');

@@ -452,7 +452,6 @@ export class RowJsonWriter {
   writeJsonStringAt(out: JsonBytes, at: number): void {
     const start = at + this.view.getInt32(at, true);
     const length = this.view.getInt32(start, true);
-    out.reserve(length + 2);
     out.byte(0x22);
     out.bytes(this.bytes.subarray(start + 4, start + 4 + length));
     out.byte(0x22);

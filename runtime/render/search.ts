@@ -72,9 +72,15 @@ export function stateNameOfCityRow(store: Store, row: number): string | null {
 // snapshot's entries go with it). Countries and states are few; every search result names them.
 const nameTexts = new WeakMap<object, (JsonText | undefined)[]>();
 
+/** The texts kept in `cache` for `table`'s rows (made empty on first use). */
+function rowTextsOf(cache: WeakMap<object, (JsonText | undefined)[]>, table: EntityTable<unknown>): (JsonText | undefined)[] {
+  let texts = cache.get(table);
+  if (texts === undefined) cache.set(table, (texts = new Array<JsonText | undefined>(table.count)));
+  return texts;
+}
+
 function nameTextAt(table: EntityTable<unknown>, row: number): JsonText {
-  let texts = nameTexts.get(table);
-  if (texts === undefined) nameTexts.set(table, (texts = new Array<JsonText | undefined>(table.count)));
+  const texts = rowTextsOf(nameTexts, table);
   let text = texts[row];
   if (text === undefined) texts[row] = text = new JsonText(table.nameAt(row));
   return text;
@@ -106,8 +112,7 @@ export function cityLabelParentsTextOfRow(store: Store, row: number): JsonText |
   if (stateRow < 0) return countryRow >= 0 ? nameTextAt(store.countries, countryRow) : null;
   // A city filed under another country's state is joined on the spot; every other is kept per state.
   if (store.relations.stateCountryRow[stateRow] !== countryRow) return labelParentsText(store, stateRow, countryRow);
-  let texts = labelParentTexts.get(store.states);
-  if (texts === undefined) labelParentTexts.set(store.states, (texts = new Array<JsonText | undefined>(store.states.count)));
+  const texts = rowTextsOf(labelParentTexts, store.states);
   let text = texts[stateRow];
   if (text === undefined) texts[stateRow] = text = labelParentsText(store, stateRow, countryRow);
   return text;
