@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CITY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
 import { projectionFor } from '../../runtime/render/projection.js';
-import { FieldCopy, JoinedText, JsonBytes, JsonText, RowJsonWriter, jsonTextOf, rowJsonWriter, rowsJson } from '../../runtime/render/row-json.js';
+import { FieldCopy, JoinedText, JsonBytes, JsonText, RowJsonWriter, jsonTextOf, rowJsonWriter, rowsJson, writeRowsArray } from '../../runtime/render/row-json.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 import { join } from 'node:path';
 import { loadSource, writeLoadedSnapshot } from '../../build-index/build.js';
@@ -38,6 +38,17 @@ describe('row JSON writer', () => {
         }
       }
     }
+  });
+
+  it('writes a list of rows in any order (first, last, repeated) after reading their records ahead, as JSON.stringify does', () => {
+    const { store } = fixtureSnapshot();
+    const table = store.cities;
+    const projection = projectionFor(CITY_FIELDS, 'full', { includeTranslations: true });
+    const writer = rowJsonWriter(table.rowBytes!, projection, []);
+    const rows = [table.count - 1, 0, Math.floor(table.count / 2), 0, table.count - 1];
+    writer.touchRecords([]);
+    const body = writeRowsArray(writer, rows.map((row) => ({ row })), [], () => {}).toString('utf8');
+    assert.equal(body, JSON.stringify(rows.map((row) => projection.project(table.record(row)))));
   });
 
   it('takes computed names from the extras, leaves undefined ones out and copies a field for FieldCopy', () => {
