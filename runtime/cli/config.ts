@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { aliasHeadersFromEnv, COMPAT_MODES, DEFAULT_POLICY_FILE, type CompatMode } from '../access/policy.js';
 import { quotaOptionsFrom, type QuotaMode, type QuotaOptions } from '../access/quota/options.js';
 import { describeRedisUrl } from '../access/quota/redis-gate.js';
+import { DEFAULT_COMPRESSION, MIN_COMPRESS_LENGTH, type CompressionSettings } from '../http/encoding.js';
 import { DEFAULT_RESPONSE_CACHE_BYTES } from '../http/response-cache.js';
 import { uwsCandidates } from '../http/uws.js';
 import { DEFAULT_OBSERVABILITY, type GeoapiConfig, type ObservabilitySettings } from '../http/config.js';
@@ -84,6 +85,9 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       'access-log': { type: 'boolean' },
       'slow-ms': { type: 'string' },
       'response-cache-mb': { type: 'string' },
+      compression: { type: 'string' },
+      'brotli-quality': { type: 'string' },
+      'gzip-level': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -134,6 +138,19 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
     console: values.console === true || consoleEnv === '1' || consoleEnv === 'true',
     observability: observabilityFrom(values, env),
     responseCacheBytes,
+    compression: compressionFrom(values, env),
+  };
+}
+
+/** --compression on|off, --brotli-quality 0–11, --gzip-level 1–9 (and their GEOAPI_ variables); DEFAULT_COMPRESSION otherwise. */
+function compressionFrom(values: { compression?: string | undefined; 'brotli-quality'?: string | undefined; 'gzip-level'?: string | undefined }, env: Env): CompressionSettings {
+  const raw = values.compression ?? env['GEOAPI_COMPRESSION'];
+  const mode = raw === undefined || raw.trim() === '' ? 'on' : raw.trim().toLowerCase();
+  if (mode !== 'on' && mode !== 'off') throw new ConfigError(`--compression: expected on or off, found ${JSON.stringify(raw)}`);
+  return {
+    enabled: mode === 'on',
+    brotliQuality: integerSetting('--brotli-quality', values['brotli-quality'] ?? env['GEOAPI_BROTLI_QUALITY'], 0, 11) ?? DEFAULT_COMPRESSION.brotliQuality,
+    gzipLevel: integerSetting('--gzip-level', values['gzip-level'] ?? env['GEOAPI_GZIP_LEVEL'], 1, 9) ?? DEFAULT_COMPRESSION.gzipLevel,
   };
 }
 
@@ -201,5 +218,6 @@ export function describeConfig(config: GeoapiConfig): string[] {
     `console: ${config.console ? '/console on, with an in-memory playground key (shared Playground quota)' : 'off (--console turns it on)'}; OpenAPI document at /openapi.json`,
     `metrics: ${config.observability.metricsPort === null ? 'off (--metrics-port)' : `on ${config.observability.metricsHost}:${config.observability.metricsPort}`}; access log: ${config.observability.accessLog ? 'on' : 'off'}; slow requests logged from ${config.observability.slowMs} ms`,
     `response cache: ${config.responseCacheBytes === 0 ? 'off' : `${mib(config.responseCacheBytes)} for the process (${mib(Math.floor(config.responseCacheBytes / config.threads))} per thread)`}`,
+    `compression: ${config.compression.enabled ? `br quality ${config.compression.brotliQuality}, gzip level ${config.compression.gzipLevel}, answers from ${MIN_COMPRESS_LENGTH} bytes` : 'off (answers go out uncompressed)'}`,
   ];
 }

@@ -25,6 +25,9 @@ export const USAGE = `usage: geoapi <command> [options]
                              a snapshot replaced on disk is swapped in (GEOAPI_SNAPSHOT_WATCH=off: not)
                              [--response-cache-mb <n>] budget in MiB of all response caches together,
                              shared out between the threads; 0 = off (GEOAPI_RESPONSE_CACHE_MB; default 32)
+                             [--compression on|off] [--brotli-quality <0-11>] [--gzip-level <1-9>]
+                             compress answers for clients that accept it (GEOAPI_COMPRESSION,
+                             GEOAPI_BROTLI_QUALITY, GEOAPI_GZIP_LEVEL; default on, 2, 1)
   reload [--snapshot <dir>] [--pid-file <file>]
                              tell the running server to switch to the snapshot now on disk
                              (SIGHUP to the pid in <snapshot dir>.pid; default: start's snapshot)

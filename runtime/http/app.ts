@@ -17,6 +17,7 @@ import { engineFor, type Engine } from '../engine/index.js';
 import type { Operation, Reply, RequestContext } from '../routes/types.js';
 import type { Store } from '../store/types.js';
 import { docRoutes, type ConsoleSettings } from './docs.js';
+import { DEFAULT_COMPRESSION, type CompressionSettings } from './encoding.js';
 import { decodePathParam, parseQuery, QueryError } from './query.js';
 import { NO_OPERATION, redactedTarget, type RequestObserver } from './observe.js';
 import { registerProbes } from './probes.js';
@@ -51,6 +52,8 @@ export interface AppOptions {
   threadIndex: number;
   /** Budget of the worker's response cache in bytes (0: off). */
   responseCacheBytes: number;
+  /** Whether and how answers are compressed (default DEFAULT_COMPRESSION). */
+  compression?: CompressionSettings;
   log(message: string): void;
   /** The console's settings when --console is on; null: /console is a 404. */
   console?: ConsoleSettings | null;
@@ -197,6 +200,7 @@ export function buildApp(options: AppOptions): BuiltApp {
         corsExposeHeaders: '*',
         vary: 'Accept-Encoding',
         cscHeaders: false,
+        compression: options.compression ?? DEFAULT_COMPRESSION,
         log,
       },
     },

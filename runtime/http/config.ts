@@ -4,6 +4,7 @@
 import type { CompatMode } from '../access/policy.js';
 import type { QuotaOptions } from '../access/quota/options.js';
 import type { OperationSettings } from '../routes/registry.js';
+import type { CompressionSettings } from './encoding.js';
 
 export interface GeoapiConfig {
   /** Snapshot directory (absolute): --snapshot / GEOAPI_SNAPSHOT. */
@@ -38,6 +39,8 @@ export interface GeoapiConfig {
    * --response-cache-mb / GEOAPI_RESPONSE_CACHE_MB, else DEFAULT_RESPONSE_CACHE_BYTES; 0 turns it off.
    */
   responseCacheBytes: number;
+  /** Whether and how answers are compressed: --compression, --brotli-quality, --gzip-level (and their GEOAPI_ variables); DEFAULT_COMPRESSION. */
+  compression: CompressionSettings;
   /** Serve the interactive console at /console with an in-memory playground key: --console / GEOAPI_CONSOLE=1. */
   console: boolean;
   /** Metrics listener and request logs (issue 14). */

@@ -8,6 +8,7 @@ import type { Operation } from '../routes/types.js';
 import type { SnapshotBytes } from '../store/load.js';
 import type { Store } from '../store/types.js';
 import type { ConsoleSettings } from './docs.js';
+import type { CompressionSettings } from './encoding.js';
 import type { ObserveSettings, MetricJson } from './observe.js';
 import type { UwsBuild } from './uws.js';
 
@@ -38,6 +39,8 @@ export interface WorkerInit {
   operationSettings: OperationSettings & { cursorSecret: string };
   /** Budget of this thread's response cache, in bytes (0: off): its share of the process's one budget (GeoapiConfig.responseCacheBytes / threads). */
   responseCacheBytes: number;
+  /** GeoapiConfig.compression. */
+  compression: CompressionSettings;
   policyText: string;
   policySource: string;
   aliasHeaders: string[];

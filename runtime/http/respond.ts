@@ -3,7 +3,7 @@
 // and the body, all inside one cork so it leaves in one write.
 import { STATUS_CODES } from 'node:http';
 import type { ErrorShape } from '../contract/index.js';
-import { MIN_COMPRESS_LENGTH, negotiateEncoding, type Encoding } from './encoding.js';
+import { MIN_COMPRESS_LENGTH, negotiateEncoding, type CompressionSettings, type Encoding } from './encoding.js';
 import { ifNoneMatchHits, PreparedBody } from './response-cache.js';
 import type { UwsHttpResponse } from './uws.js';
 
@@ -105,6 +105,8 @@ export interface ResponseSettings {
   vary: string;
   /** Compat "csc": every X-GEOAPI-* header (and X-Cache) also goes out under its X-CSC-* name. */
   cscHeaders: boolean;
+  /** Whether and how bodies are compressed for the codings a request accepts. */
+  compression: CompressionSettings;
   log(message: string): void;
 }
 
@@ -214,9 +216,9 @@ export function writeResponse(
   // Large bodies without a prepared one (a large error, a no-store answer) are compressed the same way, once.
   const prepared = out.prepared ?? (!bodiless && negotiatesEncoding(out) ? new PreparedBody(body, null) : undefined);
   if (prepared !== undefined && !bodiless) {
-    encoding = prepared.length >= MIN_COMPRESS_LENGTH ? negotiateEncoding(acceptEncoding) : null;
-    body = prepared.body(encoding);
-    etag = prepared.etagOf(encoding);
+    encoding = prepared.length >= MIN_COMPRESS_LENGTH ? negotiateEncoding(acceptEncoding, settings.compression) : null;
+    body = prepared.body(encoding, settings.compression);
+    etag = prepared.etagOf(encoding, settings.compression);
     if (etag !== null && ifNoneMatch !== '' && ifNoneMatchHits(ifNoneMatch, etag)) {
       // Not modified: the same headers, no body (RFC 9110 §15.4.5), counted like the 200 it stands for.
       status = 304;

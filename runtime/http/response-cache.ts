@@ -2,14 +2,14 @@
 //
 // A PreparedBody is a body ready to send: UTF-8 bytes, a strong ETag computed once, and its gzip
 // and brotli variants, each compressed once on first demand (with an ETag of its own, see
-// variantEtag). The ResponseCache maps a response key (responseKey: operation, path parameters,
+// variantEtag) and, for a cached body, kept in the cache's ring beside it. The ResponseCache maps a response key (responseKey: operation, path parameters,
 // canonical query, the caller's field tiers, the silently honoured features) to prepared bodies,
 // bounded by one budget in bytes (bodies, variants and keys), least recently used out first (second chance, no sorting), with
 // an optional age limit per entry. Cached bodies are views into one ring buffer per cache (see
 // `ring`), not an ArrayBuffer each. It belongs to the store it was filled from: a new snapshot gets
 // a new cache (runtime/http/app.ts, StoreState). Counters (hits, misses, …) are public for metrics.
 import { createHash } from 'node:crypto';
-import { compress, type Encoding } from './encoding.js';
+import { compress, DEFAULT_COMPRESSION, type CompressionSettings, type Encoding } from './encoding.js';
 
 /** Default budget of all the response caches of a process together, split evenly between the worker threads (GEOAPI_RESPONSE_CACHE_MB; README: memory). */
 export const DEFAULT_RESPONSE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -66,8 +66,11 @@ interface Variant {
 export class PreparedBody {
   private br: Variant | undefined;
   private gzip: Variant | undefined;
-  /** Told the size of each variant added (the cache's byte accounting). */
-  onGrow: ((bytes: number) => void) | null = null;
+  /**
+   * Set by the cache holding this body: takes a new variant's bytes (and counts them), returns
+   * the bytes to send from now on (a copy in its ring, or the same bytes when it does not keep them).
+   */
+  keep: ((coding: 'br' | 'gzip', bytes: Uint8Array, etag: string | null) => Uint8Array) | null = null;
 
   constructor(
     /** The identity body: UTF-8 bytes when cached, the handler's string for a one-off answer. */
@@ -80,25 +83,33 @@ export class PreparedBody {
     return typeof this.identity === 'string' ? this.identity.length : this.identity.byteLength;
   }
 
-  /** The bytes (or text) to send for `encoding` (null: identity). */
-  body(encoding: Encoding): string | Uint8Array {
-    return encoding === null ? this.identity : this.variant(encoding).bytes;
+  /** The bytes (or text) to send for `encoding` (null: identity), compressed with `compression` the first time. */
+  body(encoding: Encoding, compression: CompressionSettings = DEFAULT_COMPRESSION): string | Uint8Array {
+    return encoding === null ? this.identity : this.variant(encoding, compression).bytes;
   }
 
   /** The ETag of the representation in `encoding`, or null when this body has none. */
-  etagOf(encoding: Encoding): string | null {
-    return encoding === null ? this.etag : this.variant(encoding).etag;
+  etagOf(encoding: Encoding, compression: CompressionSettings = DEFAULT_COMPRESSION): string | null {
+    return encoding === null ? this.etag : this.variant(encoding, compression).etag;
   }
 
-  private variant(encoding: 'br' | 'gzip'): Variant {
+  // A process compresses with one setting, so a variant made once stands for every later request.
+  private variant(encoding: 'br' | 'gzip', compression: CompressionSettings): Variant {
     let variant = encoding === 'br' ? this.br : this.gzip;
     if (variant === undefined) {
-      variant = { bytes: compress(this.identity, encoding), etag: this.etag === null ? null : variantEtag(this.etag, encoding) };
+      const etag = this.etag === null ? null : variantEtag(this.etag, encoding);
+      const bytes = compress(this.identity, encoding, compression);
+      variant = { bytes: this.keep !== null ? this.keep(encoding, bytes, etag) : bytes, etag };
       if (encoding === 'br') this.br = variant;
       else this.gzip = variant;
-      this.onGrow?.(variant.bytes.byteLength + (variant.etag?.length ?? 0));
     }
     return variant;
+  }
+
+  /** Forgets a variant (the cache's ring reused its bytes): the next request for it compresses again. */
+  forget(coding: 'br' | 'gzip'): void {
+    if (coding === 'br') this.br = undefined;
+    else this.gzip = undefined;
   }
 }
 
@@ -145,8 +156,36 @@ interface Entry {
   /** Used since the ring's head last passed it (the ring's own second chance, apart from the sweep's). */
   usedInLap: boolean;
   expiresAtMs: number;
+  /** Its bytes in the budget: body, key, ETag, overhead, and its variants'. */
+  bytes: number;
+  /** Hits so far (a variant in the ring is given a second chance by a hit since it was written). */
+  hits: number;
+  /** Its compressed variants held in the ring, or null. */
+  br: VariantItem | null;
+  gzip: VariantItem | null;
+}
+
+/**
+ * A compressed variant of an entry's body, in the ring like bodies are: a Buffer per variant,
+ * held as long as its body, was an ArrayBuffer in the old generation per answer a browser got (they
+ * all accept br), and V8 ran a full collection every ~0.25 s under distinct search answers.
+ */
+interface VariantItem {
+  entry: Entry;
+  coding: 'br' | 'gzip';
+  start: number;
+  end: number;
+  lap: number;
+  /** entry.hits when written or last stepped over: a hit since then earns it a second chance. */
+  hitsAtWrite: number;
+  /** Its bytes in the budget: the variant and its ETag. */
   bytes: number;
 }
+
+/** What the ring holds: bodies (their entries) and variants, in ring order. */
+type RingItem = Entry | VariantItem;
+
+const isVariant = (item: RingItem): item is VariantItem => 'coding' in item;
 
 /**
  * The ring holding a cache's bodies is the budget's size, up to this: beyond it, bodies are
@@ -197,13 +236,15 @@ export class ResponseCache {
    * body made V8 count every miss as external memory and start a full collection about every
    * 25 MB of them (about twice a second under the report's mix). The head writes each new body
    * after the last; an entry of the previous lap in its way is evicted, or, when used since it
-   * was written, kept in place and stepped over (a second chance). `ringQueue` holds the entries
-   * in ring order from `ringFront`: those of the previous lap (ahead of the head), then this lap's.
+   * was written, kept in place and stepped over (a second chance). Compressed variants are
+   * written at the head too, when first asked for (VariantItem); one in the way goes alone, its
+   * body stays. `ringQueue` holds the items in ring order from `ringFront`: those of the previous
+   * lap (ahead of the head), then this lap's.
    */
   private ring: Buffer | null = null;
   private ringHead = 0;
   private ringLap = 0;
-  private ringQueue: Entry[] = [];
+  private ringQueue: RingItem[] = [];
   private ringFront = 0;
   /** Where the eviction sweep stands (null: start from the oldest entry). */
   private sweep: MapIterator<[string, Entry]> | null = null;
@@ -268,6 +309,7 @@ export class ResponseCache {
     }
     entry.referenced = true;
     entry.usedInLap = true;
+    entry.hits++;
     this.hits++;
     return entry.prepared;
   }
@@ -291,16 +333,10 @@ export class ResponseCache {
     if (typeof body === 'string') ring.write(body, start, length, 'utf8');
     else ring.set(body, start);
     const prepared = new PreparedBody(ring.subarray(start, start + length), etag);
-    const entry: Entry = { key, prepared, start, end: start + length, lap: this.ringLap, referenced: false, usedInLap: false, expiresAtMs, bytes: size };
+    const entry: Entry = { key, prepared, start, end: start + length, lap: this.ringLap, referenced: false, usedInLap: false, expiresAtMs, bytes: size, hits: 0, br: null, gzip: null };
     this.ringQueue.push(entry);
     this.entries.set(key, entry);
-    prepared.onGrow = (grown) => {
-      // Still held? (An evicted body can still be compressed for the request that holds it.)
-      if (this.entries.get(key) !== entry) return;
-      entry.bytes += grown;
-      this.heldBytes += grown;
-      this.evictBeyondBudget(entry);
-    };
+    prepared.keep = (coding, bytes, etag) => this.keepVariant(entry, coding, bytes, etag);
     this.heldBytes += size;
     this.evictBeyondBudget(entry);
     return prepared;
@@ -344,6 +380,55 @@ export class ResponseCache {
   private drop(key: string, entry: Entry): void {
     this.entries.delete(key);
     this.heldBytes -= entry.bytes;
+  }
+
+  /** A variant of a held body, copied into the ring after the bodies (PreparedBody.keep). */
+  private keepVariant(entry: Entry, coding: 'br' | 'gzip', bytes: Uint8Array, etag: string | null): Uint8Array {
+    // Still held? (An evicted body can still be compressed for the request that holds it.)
+    if (this.entries.get(entry.key) !== entry || bytes.byteLength > this.ringBytes) return bytes;
+    const start = this.allocate(bytes.byteLength);
+    // Making room steps over or evicts only the previous lap's items: a body just written or just
+    // hit is neither, but a ring this small could still have reached it.
+    if (this.entries.get(entry.key) !== entry) return bytes;
+    const ring = this.ring!;
+    ring.set(bytes, start);
+    const size = bytes.byteLength + (etag?.length ?? 0);
+    const item: VariantItem = { entry, coding, start, end: start + bytes.byteLength, lap: this.ringLap, hitsAtWrite: entry.hits, bytes: size };
+    entry[coding] = item;
+    this.ringQueue.push(item);
+    entry.bytes += size;
+    this.heldBytes += size;
+    this.evictBeyondBudget(entry);
+    return ring.subarray(item.start, item.end);
+  }
+
+  /** Whether a ring item's bytes are still in use: its entry held, and for a variant, that variant still the entry's. */
+  private isLive(item: RingItem): boolean {
+    return isVariant(item) ? this.entries.get(item.entry.key) === item.entry && item.entry[item.coding] === item : this.entries.get(item.key) === item;
+  }
+
+  /** A ring item in the head's way: given a second chance when used since written (true), else evicted (false). */
+  private secondChance(item: RingItem): boolean {
+    if (isVariant(item)) {
+      if (item.entry.hits === item.hitsAtWrite) {
+        // Only the variant goes: its body stays, and compresses again when asked.
+        const entry = item.entry;
+        entry[item.coding] = null;
+        entry.prepared.forget(item.coding);
+        entry.bytes -= item.bytes;
+        this.heldBytes -= item.bytes;
+        return false;
+      }
+      item.hitsAtWrite = item.entry.hits;
+      return true;
+    }
+    if (!item.usedInLap) {
+      this.drop(item.key, item);
+      this.evictions++;
+      return false;
+    }
+    item.usedInLap = false;
+    return true;
   }
 
   /**
@@ -395,7 +480,7 @@ export class ResponseCache {
         // this lap (which becomes the previous one).
         while (this.ringFront < this.ringQueue.length && this.ringQueue[this.ringFront]!.lap < this.ringLap) {
           const tail = this.ringQueue[this.ringFront++]!;
-          if (this.entries.get(tail.key) !== tail) continue;
+          if (!this.isLive(tail)) continue;
           tail.lap = this.ringLap;
           this.ringQueue.push(tail);
         }
@@ -411,17 +496,13 @@ export class ResponseCache {
         return start;
       }
       this.ringFront++;
-      // Dropped already (budget, age, replaced): its bytes are free.
-      if (this.entries.get(front.key) !== front) continue;
-      if (front.usedInLap) {
-        front.usedInLap = false;
+      // Dropped already (budget, age, replaced; a variant forgotten or made again): its bytes are free.
+      if (!this.isLive(front)) continue;
+      if (this.secondChance(front)) {
         front.lap = this.ringLap;
         this.ringQueue.push(front);
         this.ringHead = front.end;
-        continue;
       }
-      this.drop(front.key, front);
-      this.evictions++;
     }
   }
 

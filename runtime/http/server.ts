@@ -212,6 +212,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     operationSettings: { ...config.operations, cursorSecret: cursorSecretOf(config, log) },
     // One budget for the process: each thread's cache gets its share.
     responseCacheBytes: Math.floor(config.responseCacheBytes / threads),
+    compression: config.compression,
     policyText,
     policySource: policyFile,
     aliasHeaders,

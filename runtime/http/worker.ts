@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   let keySnapshot: KeySnapshot = init.keys;
   const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false, warm: false };
   const observer = new RequestObserver(operations.map((op) => op.name), init.observe, (event, level, message) => requestLogger[level](event, message));
-  const { app, refreshPolicy, swapStore, responses, prefillSteps } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, log, console: init.console, observer });
+  const { app, refreshPolicy, swapStore, responses, prefillSteps } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, compression: init.compression, log, console: init.console, observer });
   let listenSocket: UwsListenSocket | null = null;
   /** The store opened by snapshot-prepare, waiting for its commit. */
   let prepared: { generation: number; store: Store } | null = null;

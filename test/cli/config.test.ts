@@ -41,6 +41,18 @@ describe('configFrom', () => {
     assert.match(describeConfig(configFrom(['--threads', '4'], REQUIRED)).join('\n'), /response cache: 32 MiB for the process \(8 MiB per thread\)/);
   });
 
+  it('compresses at brotli quality 2 and gzip level 1 unless told otherwise (flag, then variable), or not at all when off', () => {
+    assert.deepEqual(configFrom([], REQUIRED).compression, { enabled: true, brotliQuality: 2, gzipLevel: 1 });
+    const env = { ...REQUIRED, GEOAPI_COMPRESSION: 'off', GEOAPI_BROTLI_QUALITY: '5', GEOAPI_GZIP_LEVEL: '6' };
+    assert.deepEqual(configFrom([], env).compression, { enabled: false, brotliQuality: 5, gzipLevel: 6 });
+    assert.deepEqual(configFrom(['--compression', 'ON', '--brotli-quality', '11', '--gzip-level', '9'], env).compression, { enabled: true, brotliQuality: 11, gzipLevel: 9 });
+    assert.throws(() => configFrom(['--compression', 'maybe'], REQUIRED), /--compression: expected on or off, found "maybe"/);
+    assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_BROTLI_QUALITY: '12' }), /--brotli-quality: expected an integer from 0 to 11, found "12"/);
+    assert.throws(() => configFrom(['--gzip-level', '0'], REQUIRED), /--gzip-level: expected an integer from 1 to 9, found "0"/);
+    assert.match(describeConfig(configFrom([], REQUIRED)).join('\n'), /^compression: br quality 2, gzip level 1, answers from 1024 bytes$/m);
+    assert.match(describeConfig(configFrom([], env)).join('\n'), /^compression: off \(answers go out uncompressed\)$/m);
+  });
+
   it('lets flags win over the environment', () => {
     const env = { ...REQUIRED, GEOAPI_PORT: '9000', GEOAPI_THREADS: '3', GEOAPI_HOST: '0.0.0.0', GEOAPI_POLICY: 'env-policy.json', GEOAPI_QUOTA: 'memory' };
     const config = configFrom(['--snapshot', 'other', '--port', '0', '--threads', '2', '--host', '127.0.0.1', '--policy', 'p.json', '--quota', 'off'], env);

@@ -1,8 +1,11 @@
-// Operator opt-ins, off by default: alias key headers (policy or GEOAPI_KEY_HEADER_ALIASES) and
-// CORS origins (policy http.corsOrigins).
+// Operator opt-ins, off by default: alias key headers (policy or GEOAPI_KEY_HEADER_ALIASES), CORS
+// origins (policy http.corsOrigins), and compression settings (GEOAPI_BROTLI_QUALITY,
+// GEOAPI_GZIP_LEVEL, GEOAPI_COMPRESSION).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { compress, DEFAULT_COMPRESSION } from '../../runtime/http/encoding.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { BIG_BODY_TEXT } from './fixtures/test-operations.js';
 import { fixtureModules } from './fixtures/modules.js';
 
 let server: TestServer;
@@ -14,7 +17,7 @@ before(async () => {
       policy.http.corsOrigins = ['https://app.example'];
       policy.auth.aliasHeaders = ['X-CSCAPI-KEY'];
     },
-    env: { GEOAPI_KEY_HEADER_ALIASES: 'X-Legacy-Key' },
+    env: { GEOAPI_KEY_HEADER_ALIASES: 'X-Legacy-Key', GEOAPI_BROTLI_QUALITY: '9', GEOAPI_GZIP_LEVEL: '9' },
   });
 });
 after(async () => {
@@ -55,5 +58,31 @@ describe('CORS', () => {
     assert.equal(other.headers['access-control-allow-origin'], undefined);
     const preflight = await server.get('/v1/countries', { method: 'OPTIONS', headers: { Origin: 'https://evil.example' } });
     assert.equal(preflight.status, 405);
+  });
+});
+
+describe('compression settings', () => {
+  it('compresses at the configured brotli quality and gzip level', async () => {
+    const levels = { ...DEFAULT_COMPRESSION, brotliQuality: 9, gzipLevel: 9 };
+    const br = await server.get('/v1/test/big', { plan: 'community', headers: { 'Accept-Encoding': 'br' } });
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.deepEqual(br.bytes, Buffer.from(compress(BIG_BODY_TEXT, 'br', levels)));
+    const gzip = await server.get('/v1/test/big', { plan: 'community', headers: { 'Accept-Encoding': 'gzip' } });
+    assert.equal(gzip.headers['content-encoding'], 'gzip');
+    assert.deepEqual(gzip.bytes, Buffer.from(compress(BIG_BODY_TEXT, 'gzip', levels)));
+  });
+
+  it('sends every answer uncompressed with GEOAPI_COMPRESSION=off, with the ETag of the uncompressed body', async () => {
+    const off = await startTestServer({ ...fixtureModules, env: { GEOAPI_COMPRESSION: 'off' } });
+    try {
+      const plain = await off.get('/v1/test/big', { plan: 'community' });
+      const res = await off.get('/v1/test/big', { plan: 'community', headers: { 'Accept-Encoding': 'gzip, deflate, br, zstd' } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-encoding'], undefined);
+      assert.equal(res.body, BIG_BODY_TEXT);
+      assert.equal(res.headers['etag'], plain.headers['etag']);
+    } finally {
+      await off.close();
+    }
   });
 });

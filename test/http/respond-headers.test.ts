@@ -1,6 +1,7 @@
 // writeResponse with shared (frozen) operation headers: checked once, written the same every time.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DEFAULT_COMPRESSION } from '../../runtime/http/encoding.js';
 import { PreparedBody } from '../../runtime/http/response-cache.js';
 import { negotiatesEncoding, writeResponse, type Outgoing, type ResponseSettings } from '../../runtime/http/respond.js';
 import type { UwsHttpResponse } from '../../runtime/http/uws.js';
@@ -55,7 +56,7 @@ function recorder(): { res: UwsHttpResponse; written: [string, string][]; body: 
 }
 
 function settings(logs: string[]): ResponseSettings {
-  return { dataVersion: 'v1', privateMaxAgeSeconds: 300, corsExposeHeaders: '*', vary: 'Accept-Encoding', cscHeaders: false, log: (m) => logs.push(m) };
+  return { dataVersion: 'v1', privateMaxAgeSeconds: 300, corsExposeHeaders: '*', vary: 'Accept-Encoding', cscHeaders: false, compression: DEFAULT_COMPRESSION, log: (m) => logs.push(m) };
 }
 
 describe('operation headers', () => {

@@ -6,8 +6,8 @@ import { prng } from '../support/random.js';
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
-import { negotiateEncoding } from '../../runtime/http/encoding.js';
-import { ifNoneMatchHits, PreparedBody, ResponseCache, responseKey, strongEtag, type ResponseKeyParts } from '../../runtime/http/response-cache.js';
+import { compress, DEFAULT_COMPRESSION, negotiateEncoding } from '../../runtime/http/encoding.js';
+import { ifNoneMatchHits, PreparedBody, ResponseCache, responseKey, strongEtag, variantEtag, type ResponseKeyParts } from '../../runtime/http/response-cache.js';
 
 describe('Accept-Encoding negotiation', () => {
   it('honours q-values: q=0 is "not acceptable", the higher weight wins, br on a tie', () => {
@@ -48,6 +48,44 @@ describe('Accept-Encoding negotiation', () => {
     ];
     for (const [header, expected] of cases) assert.equal(negotiateEncoding(header), expected, JSON.stringify(header));
   });
+
+  it('sends every answer uncompressed when compression is off, whatever the client accepts', () => {
+    const off = { ...DEFAULT_COMPRESSION, enabled: false };
+    for (const header of ['br', 'gzip', '*', 'gzip, deflate, br, zstd']) assert.equal(negotiateEncoding(header, off), null, header);
+  });
+});
+
+describe('compression', () => {
+  it('gives bytes that decode to the body at every brotli quality and gzip level, empty to larger than any window', () => {
+    const random = prng(5);
+    const bodies = [
+      '',
+      'x',
+      '{"a":1}'.repeat(150),
+      // Larger than the 64 KiB window of gzip's bound and than 2^16 for brotli's: with little repetition in it.
+      JSON.stringify(Array.from({ length: 6000 }, () => Math.floor(random() * 1e9))),
+    ];
+    for (const text of bodies) {
+      for (let quality = 0; quality <= 11; quality += 1) {
+        const bytes = compress(Buffer.from(text), 'br', { ...DEFAULT_COMPRESSION, brotliQuality: quality });
+        assert.equal(brotliDecompressSync(bytes).toString(), text, `br quality ${quality}, ${text.length} bytes`);
+      }
+      for (let level = 1; level <= 9; level++) {
+        const bytes = compress(text, 'gzip', { ...DEFAULT_COMPRESSION, gzipLevel: level });
+        assert.equal(gunzipSync(bytes).toString(), text, `gzip level ${level}, ${text.length} bytes`);
+      }
+    }
+  });
+
+  it('uses the quality and level it is given (higher ones give smaller bodies here), and the same bytes each time', () => {
+    const text = JSON.stringify(Array.from({ length: 3000 }, (_, i) => ({ id: i, name: `Place ${i % 97}`, state: `S${i % 13}` })));
+    const br = (quality: number) => compress(text, 'br', { ...DEFAULT_COMPRESSION, brotliQuality: quality }).byteLength;
+    const gzip = (level: number) => compress(text, 'gzip', { ...DEFAULT_COMPRESSION, gzipLevel: level }).byteLength;
+    assert.ok(br(9) < br(DEFAULT_COMPRESSION.brotliQuality), `br ${br(9)} < ${br(DEFAULT_COMPRESSION.brotliQuality)}`);
+    assert.ok(gzip(9) < gzip(DEFAULT_COMPRESSION.gzipLevel), `gzip ${gzip(9)} < ${gzip(DEFAULT_COMPRESSION.gzipLevel)}`);
+    assert.deepEqual(compress(text, 'br'), compress(text, 'br'));
+    assert.deepEqual(compress(text, 'gzip'), compress(text, 'gzip'));
+  });
 });
 
 const BIG = JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ id: i, name: `Place ${i}` })));
@@ -56,7 +94,10 @@ describe('prepared bodies', () => {
   it('compress each coding once, and give each coding its own strong ETag', () => {
     const prepared = new PreparedBody(Buffer.from(BIG), '"identity"');
     let grown = 0;
-    prepared.onGrow = (bytes) => (grown += bytes);
+    prepared.keep = (_coding, bytes, etag) => {
+      grown += bytes.byteLength + (etag?.length ?? 0);
+      return bytes;
+    };
     const gzip = prepared.body('gzip');
     assert.equal(prepared.body('gzip'), gzip, 'the same bytes the second time');
     assert.equal(gunzipSync(gzip as Uint8Array).toString(), BIG);
@@ -170,16 +211,57 @@ describe('the response cache', () => {
     assert.ok(cache.hits > 1000 && cache.evictions > 1000, `exercised: ${cache.hits} hits, ${cache.evictions} evictions`);
   });
 
-  it('counts compressed variants in the budget', () => {
+  it('counts compressed variants in the budget, and keeps them in its ring beside the bodies (no buffer of their own)', () => {
     const cache = new ResponseCache(1_000_000, 'v1');
     const prepared = cache.insert('big', BIG);
     const before = cache.bytes;
-    prepared.body('gzip');
+    const gzip = prepared.body('gzip') as Uint8Array;
     assert.ok(cache.bytes > before);
+    assert.equal(gzip.buffer, (prepared.body(null) as Uint8Array).buffer, 'a view into the same ring');
+    assert.equal(gunzipSync(gzip).toString(), BIG);
     cache.clear();
     assert.equal(cache.bytes, 0);
-    prepared.body('br'); // an evicted body can still be sent; the cache no longer counts it
+    const br = prepared.body('br') as Uint8Array; // an evicted body can still be sent; the cache no longer counts it
     assert.equal(cache.bytes, 0);
+    assert.equal(brotliDecompressSync(br).toString(), BIG);
+  });
+
+  it('returns every variant held as the compressed body, through many laps (variants dropped alone, made again on demand)', () => {
+    const random = prng(67);
+    const budget = 96 * 1024;
+    const cache = new ResponseCache(budget, 'v1');
+    const texts = new Map<string, string>();
+    let variantsMadeAgain = 0;
+    // Variants seen per body: one seen before and different now was dropped alone and made again.
+    const seen = new WeakMap<PreparedBody, Map<string, Uint8Array>>();
+    let remadeAfterDrop = 0;
+    for (let step = 0; step < 6000; step++) {
+      const key = `k${Math.floor(random() * 150)}`;
+      const held = cache.get(key, 0);
+      if (held === undefined || random() < 0.1) {
+        // Compressible bodies of 1–6 KiB, different per insert.
+        const words = Array.from({ length: 40 + Math.floor(random() * 300) }, () => `w${Math.floor(random() * 50)}`);
+        const text = JSON.stringify({ step, words });
+        texts.set(key, text);
+        const prepared = cache.insert(key, text);
+        if (random() < 0.7) assert.equal(brotliDecompressSync(prepared.body('br') as Uint8Array).toString(), text, `step ${step}: br of the new ${key}`);
+      } else {
+        const coding = random() < 0.5 ? 'br' : 'gzip';
+        const first = held.body(coding) as Uint8Array;
+        const text = (coding === 'br' ? brotliDecompressSync(first) : gunzipSync(first)).toString();
+        assert.equal(text, texts.get(key), `step ${step}: ${coding} of ${key}`);
+        assert.equal(held.etagOf(coding), variantEtag(held.etag!, coding));
+        if (held.body(coding) !== first) variantsMadeAgain++;
+        const before = seen.get(held)?.get(coding);
+        if (before !== undefined && before !== first) remadeAfterDrop++;
+        if (!seen.has(held)) seen.set(held, new Map());
+        seen.get(held)!.set(coding, first);
+      }
+      assert.ok(cache.bytes <= budget, `step ${step}: ${cache.bytes} bytes within the budget`);
+    }
+    assert.equal(variantsMadeAgain, 0, 'a variant asked for twice in a row is the same bytes');
+    assert.ok(remadeAfterDrop > 10, `variants dropped while their bodies stayed, and made again: ${remadeAfterDrop}`);
+    assert.ok(cache.hits > 1000 && cache.evictions > 100, `exercised: ${cache.hits} hits, ${cache.evictions} evictions`);
   });
 
   it('never keeps a body larger than the whole budget, and keeps nothing with a budget of 0', () => {

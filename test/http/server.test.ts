@@ -7,6 +7,7 @@ import { rawRequest, startTestServer, type TestServer } from '../support/server.
 import { FAKE_DATA_VERSION } from './fixtures/fake-store.js';
 import { fixtureModules } from './fixtures/modules.js';
 import { BIG_BODY_TEXT } from './fixtures/test-operations.js';
+import { compress, DEFAULT_COMPRESSION } from '../../runtime/http/encoding.js';
 
 const UNAUTHORIZED = { error: "Unauthorized. You shouldn't be here." };
 const FORBIDDEN = 'This feature is not available on your current plan.';
@@ -344,10 +345,12 @@ describe('compression', () => {
     assert.equal(br.headers['content-encoding'], 'br');
     assert.equal(brotliDecompressSync(br.bytes).toString(), BIG_BODY_TEXT);
     assert.ok(br.bytes.length < BIG_BODY_TEXT.length / 4);
+    assert.deepEqual(br.bytes, Buffer.from(compress(BIG_BODY_TEXT, 'br', DEFAULT_COMPRESSION)), 'compressed at the default quality');
 
     const gzip = await server.get('/v1/test/big', { plan: 'community', headers: { 'Accept-Encoding': 'gzip, br;q=0' } });
     assert.equal(gzip.headers['content-encoding'], 'gzip');
     assert.equal(gunzipSync(gzip.bytes).toString(), BIG_BODY_TEXT);
+    assert.deepEqual(gzip.bytes, Buffer.from(compress(BIG_BODY_TEXT, 'gzip', DEFAULT_COMPRESSION)), 'compressed at the default level');
 
     const plain = await server.get('/v1/test/big', { plan: 'community' });
     assert.equal(plain.headers['content-encoding'], undefined);
