@@ -362,7 +362,7 @@ export async function runHttpBench(): Promise<void> {
     servers.push(bare);
 
     console.log(`HTTP load: ${rounds} interleaved rounds × ${seconds} s per run, ${connections} connections, ${generator} in its own process; geoapi ${threads} worker thread(s)` +
-      `${before !== null ? ` and the same from ${beforeCheckout} ("before")` : ''}, baseline node:http 1 thread, bare uWS 1 thread; no Accept-Encoding.`);
+      `${before !== null ? ` and the same from ${beforeCheckout} ("before")` : ''}, baseline node:http 1 thread, bare uWS 1 thread; no Accept-Encoding but on the route that says so.`);
     console.log(`load average before: ${loadAverage()}`);
     const results = measure(servers, routes, rounds, seconds, connections, generator);
     console.log(`load average after phase 1: ${loadAverage()}`);

@@ -87,7 +87,7 @@ function parseAcceptEncoding(header: string): Encoding {
 
 /**
  * The window as large as the body, within the coding's bounds: a larger one finds nothing more in
- * a body that fits, and costs its memory (and the zeroing of its tables) on every call.
+ * a body that fits, and only takes memory on every call (the compressor is made per body).
  */
 function windowBitsFor(length: number, min: number, max: number): number {
   let bits = min;
