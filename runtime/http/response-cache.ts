@@ -2,7 +2,8 @@
 //
 // A PreparedBody is a body ready to send: UTF-8 bytes, a strong ETag computed once, and its gzip
 // and brotli variants, each compressed once on first demand (with an ETag of its own, see
-// variantEtag) and, for a cached body, kept in the cache's ring beside it. The ResponseCache maps a response key (responseKey: operation, path parameters,
+// variantEtag) and, for a cached body, kept in the cache's ring beside it. The ResponseCache maps
+// a response key (responseKey: operation, path parameters,
 // canonical query, the caller's field tiers, the silently honoured features) to prepared bodies,
 // bounded by one budget in bytes (bodies, variants and keys), least recently used out first (second chance, no sorting), with
 // an optional age limit per entry. Cached bodies are views into one ring buffer per cache (see
@@ -166,9 +167,9 @@ interface Entry {
 }
 
 /**
- * A compressed variant of an entry's body, in the ring like bodies are: a Buffer per variant,
- * held as long as its body, was an ArrayBuffer in the old generation per answer a browser got (they
- * all accept br), and V8 ran a full collection every ~0.25 s under distinct search answers.
+ * A compressed variant of an entry's body, in the ring as bodies are. A Buffer of its own, held as
+ * long as its body, was one more ArrayBuffer in the old generation per answer a browser got (they
+ * all accept br): V8 ran a full collection every ~0.25 s under distinct search answers.
  */
 interface VariantItem {
   entry: Entry;
