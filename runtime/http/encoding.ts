@@ -26,7 +26,7 @@ export interface CompressionSettings {
  * answer of 1 KiB or more that is not yet held compressed is compressed on the worker thread,
  * on the request's path; a search answer is new almost every time. Measured (1 thread, distinct
  * autocomplete answers of ~6.5 KiB, response cache off): brotli quality 5, the previous setting,
- * made such a request cost 2.6× its CPU without compression; a US state's 316 KiB city list took
+ * made such a request cost 2.4–2.7× its CPU without compression; a US state's 316 KiB city list took
  * 2.4 ms to compress at quality 5 and 0.7 ms at 2, for 7.4 % of its size instead of 6.8 % (README:
  * Compression).
  */

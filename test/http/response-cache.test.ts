@@ -56,7 +56,7 @@ describe('Accept-Encoding negotiation', () => {
 });
 
 describe('compression', () => {
-  it('gives bytes that decode to the body at every brotli quality and gzip level, empty to larger than any window', () => {
+  it('gives bytes that decode to the body at every brotli quality and gzip level, from empty to beyond gzip\'s largest window', () => {
     const random = prng(5);
     const bodies = [
       '',
@@ -66,7 +66,7 @@ describe('compression', () => {
       JSON.stringify(Array.from({ length: 6000 }, () => Math.floor(random() * 1e9))),
     ];
     for (const text of bodies) {
-      for (let quality = 0; quality <= 11; quality += 1) {
+      for (let quality = 0; quality <= 11; quality++) {
         const bytes = compress(Buffer.from(text), 'br', { ...DEFAULT_COMPRESSION, brotliQuality: quality });
         assert.equal(brotliDecompressSync(bytes).toString(), text, `br quality ${quality}, ${text.length} bytes`);
       }
