@@ -9,16 +9,49 @@
 // an optional age limit per entry. Cached bodies are views into one ring buffer per cache (see
 // `ring`), not an ArrayBuffer each. It belongs to the store it was filled from: a new snapshot gets
 // a new cache (runtime/http/app.ts, StoreState). Counters (hits, misses, …) are public for metrics.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { compress, DEFAULT_COMPRESSION, type CompressionSettings, type Encoding } from './encoding.js';
 
 /** Default budget of all the response caches of a process together, split evenly between the worker threads (GEOAPI_RESPONSE_CACHE_MB; README: memory). */
 export const DEFAULT_RESPONSE_CACHE_BYTES = 32 * 1024 * 1024;
 
-/** A strong ETag: SHA-1 (base64url, 27 characters) of the parts, quoted. */
+/** Node ≥ 20.12's one-shot digest; older 20.x lines fall back to a Hash object. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'base64url') => string }).hash;
+
+/** The parts of strongEtag joined (separated by NUL), reused: tags are computed one at a time on a thread. */
+let etagScratch = Buffer.allocUnsafeSlow(16 * 1024);
+
+/**
+ * A strong ETag: SHA-1 (base64url, 27 characters) of the parts joined by NUL, quoted. One-shot
+ * over a copy, not a Hash object: each Hash is a native object that V8 tracks with a weak global
+ * handle until it is collected, and those handles are processed in every scavenge. Measured
+ * (1 worker, the report's mix): one per new answer, ~230 per scavenge, 0.4 of its ~1.3 ms pause.
+ */
 export function strongEtag(...parts: readonly (string | Uint8Array)[]): string {
-  // Hashing is streaming: adjacent text parts (and their separators) go in as one update.
-  const hash = createHash('sha1');
+  if (oneShotHash === undefined) return streamedEtag(parts);
+  let length = parts.length - 1;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    length += typeof part === 'string' ? Buffer.byteLength(part, 'utf8') : part.byteLength;
+  }
+  if (etagScratch.length < length) etagScratch = Buffer.allocUnsafeSlow(Math.max(length, etagScratch.length * 2));
+  const scratch = etagScratch;
+  let at = 0;
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) scratch[at++] = 0;
+    const part = parts[i]!;
+    if (typeof part === 'string') at += scratch.write(part, at, 'utf8');
+    else {
+      scratch.set(part, at);
+      at += part.byteLength;
+    }
+  }
+  return `"${oneShotHash('sha1', scratch.subarray(0, at), 'base64url')}"`;
+}
+
+/** strongEtag with a Hash object (streaming: adjacent text parts and their separators go in as one update). */
+export function streamedEtag(parts: readonly (string | Uint8Array)[]): string {
+  const hash = crypto.createHash('sha1');
   let text = '';
   for (let i = 0; i < parts.length; i++) {
     if (i > 0) text += '\u0000';
