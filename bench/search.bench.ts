@@ -30,7 +30,9 @@ import { searchContext } from '../runtime/engine/search/context.js';
 import { fuzzySearch } from '../runtime/engine/search/fuzzy.js';
 import { EARTH_RADIUS_KM } from '../runtime/indexes/geo-index.js';
 import { nearbySearch } from '../runtime/engine/search/nearby.js';
-import { RowRanges } from '../runtime/engine/search/row-filter.js';
+import { nearbyFilter } from '../runtime/engine/search/nearby-filter.js';
+import { filterRows, RowRanges } from '../runtime/engine/search/row-filter.js';
+import { CITY_KINDS, KIND_CODE } from '../runtime/engine/search/city-kind.js';
 import { searchOperations } from '../runtime/routes/search/index.js';
 import { ResponseCache } from '../runtime/http/response-cache.js';
 import type { Caller } from '../runtime/contract/index.js';
@@ -334,6 +336,55 @@ async function timePostgres(client: PgClient, name: OpName, queries: Query[]): P
 
 // ---- report -------------------------------------------------------------------------------------
 
+/**
+ * Nearby with filters that reject most places near the point (another country, a state of
+ * another country, a population few places reach, a kind): the engine as served, whose walk skips
+ * the tree nodes the filters rule out (GeoPrune), against the same walk with the row predicate
+ * alone, which scores every point within the radius. Same queries, same process, 500 km.
+ */
+function timeSelectiveNearby(store: Store, cities: Places): void {
+  const context = searchContext(store);
+  const indexes = context.indexes('cities');
+  const random = prng(77);
+  const cases: { name: string; run: (pruned: boolean) => number }[] = [];
+  for (let i = 0; i < 400; i++) {
+    const at = Math.floor(random() * cities.count);
+    const other = Math.floor(random() * cities.count);
+    if (Number.isNaN(cities.lat[at]!)) continue;
+    const which = i % 4;
+    const country = which === 0 || which === 1 ? cities.countryCode[other]! : null;
+    const state = which === 1 ? cities.stateCode[other] : null;
+    const minPopulation = which === 2 ? [1_000_000, 5_000_000, 50_000_000][i % 3]! : 0;
+    const kind = which === 3 ? CITY_KINDS[i % CITY_KINDS.length]! : null;
+    const rows = filterRows(store, 'cities', country, state ?? null);
+    if (rows.isEmpty) continue;
+    const { filter, prune } = nearbyFilter(context, 'cities', rows, kind === null ? -1 : KIND_CODE[kind], minPopulation);
+    const name = which === 0 ? 'another country' : which === 1 ? 'a state of another country' : which === 2 ? 'min_population ≥ 1M' : 'a kind';
+    cases.push({ name, run: (pruned) => nearbySearch(indexes, { lat: cities.lat[at]!, lng: cities.lng[at]!, radiusKm: 500, limit: 20, filter, prune: pruned ? prune : null }).length });
+  }
+  const timed = new Map<string, { pruned: number[]; unpruned: number[] }>();
+  for (let round = 0; round < WARMUP_ROUNDS + TIMED_ROUNDS; round++) {
+    if (round === WARMUP_ROUNDS) timed.clear();
+    for (const c of cases) {
+      let entry = timed.get(c.name);
+      if (!entry) timed.set(c.name, (entry = { pruned: [], unpruned: [] }));
+      // Alternated order per round: neither variant always runs on caches the other warmed.
+      for (const pruned of round % 2 === 0 ? [true, false] : [false, true]) {
+        const t = performance.now();
+        c.run(pruned);
+        (pruned ? entry.pruned : entry.unpruned).push(performance.now() - t);
+      }
+    }
+  }
+  console.log(`\nnearby, 500 km, filters that reject most places near the point (${cases.length} queries; skipping tree nodes vs the row predicate alone)`);
+  for (const [name, { pruned, unpruned }] of timed) {
+    const a = stats(pruned);
+    const b = stats(unpruned);
+    const max = (ms: number[]) => Math.max(...ms).toFixed(2);
+    console.log(`  ${name.padEnd(28)} p50 ${a.p50.toFixed(3)} / ${b.p50.toFixed(3)} ms  p99 ${a.p99.toFixed(3)} / ${b.p99.toFixed(3)} ms  max ${max(pruned)} / ${max(unpruned)} ms  → ${(b.mean / a.mean).toFixed(1)}× (mean)`);
+  }
+}
+
 const TARGET_P99: Record<OpName, number> = { fuzzySearch: 1, autocomplete: 1, nearbySearch: 0.5 };
 
 function fmt(s: Stats): string {
@@ -406,6 +457,7 @@ export async function runSearchBench(): Promise<void> {
           console.log('  PostgreSQL        skipped (see above)');
         }
       }
+      timeSelectiveNearby(store, cities);
     } finally {
       if (postgres) {
         await postgres.client.end().catch(() => {});

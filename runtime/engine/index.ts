@@ -133,12 +133,19 @@ export function preparationSteps(store: Store): (() => void)[] {
     () => engine.postcodes,
     () => engine.postcodes.prepare(),
     () => engine.search.cityKinds(),
+    // Nearby's per-node bounds (filters that would reject whole parts of the tree).
+    () => engine.search.postcodeGeo().geo.prepare(),
+    () => engine.search.nodeCityKindMasks(),
   ];
   for (const entity of Object.values(ENTITY_OF)) {
     steps.push(
       () => engine.search.indexes(entity).trigram.prepare(),
       () => prepareAutocomplete(engine.search.indexes(entity)),
       () => prepareFuzzy(engine.search.indexes(entity)),
+      () => {
+        engine.search.indexes(entity).geo.prepare();
+        engine.search.nodePopulationMaxima(entity);
+      },
     );
   }
   // Searches of names spread over the table, so the first real ones run compiled code.

@@ -4,7 +4,7 @@ import KDBush from 'kdbush';
 import { around as geokdbushAround, distance as geokdbushDistance } from 'geokdbush';
 import { buildGeoSections, parseCoordinate } from '../../build-index/sections/geo.js';
 import { SnapshotFormatError } from '../../runtime/format/section.js';
-import { buildGeoIndex, distanceKm, GeoIndex } from '../../runtime/indexes/geo-index.js';
+import { buildGeoIndex, distanceKm, GeoIndex, type GeoPrune } from '../../runtime/indexes/geo-index.js';
 import { fullDatasetCities, ownBuffer, prng } from './helpers.js';
 
 /** Haversine on geokdbush's sphere (R = 6371 km), written out independently. */
@@ -150,6 +150,79 @@ describe('GeoIndex', () => {
         }
       }
     }
+  });
+
+  it('skips the parts of the tree a filter rejects whole: the same rows as the filter alone, as brute force finds them', () => {
+    const { lngs, lats } = randomPoints(8, 6000);
+    const index = GeoIndex.from(ownBuffer(buildGeoIndex(lngs, lats)));
+    const random = prng(9);
+    // Rows in runs by "country" (contiguous, spread over the globe), a population (NaN and -1 for
+    // unknown ones, a few very large) and a kind code 0–3.
+    const population = Float64Array.from(lngs, (_, row) => (row % 17 === 0 ? NaN : row % 5 === 0 ? -1 : Math.floor(random() ** 4 * 2e6)));
+    const kinds = Uint8Array.from(lngs, (_, row) => (row % 11 === 0 ? 3 : row % 7 === 0 ? 2 : row % 2));
+    const maxima = index.nodeMaxima(population);
+    const masks = index.nodeMasks(kinds);
+    const filters: { name: string; prune: GeoPrune }[] = [
+      { name: 'rows 1200–1500', prune: { rowStart: 1200, rowEnd: 1500, maxima: null, minValue: 0, masks: null, mask: 0 } },
+      { name: 'row 4321 alone', prune: { rowStart: 4321, rowEnd: 4322, maxima: null, minValue: 0, masks: null, mask: 0 } },
+      { name: 'no row', prune: { rowStart: 10, rowEnd: 10, maxima: null, minValue: 0, masks: null, mask: 0 } },
+      { name: 'population ≥ 1.5M', prune: { rowStart: 0, rowEnd: 6000, maxima, minValue: 1_500_000, masks: null, mask: 0 } },
+      { name: 'population ≥ 1', prune: { rowStart: 0, rowEnd: 6000, maxima, minValue: 1, masks: null, mask: 0 } },
+      { name: 'kind 3', prune: { rowStart: 0, rowEnd: 6000, maxima: null, minValue: 0, masks, mask: 1 << 3 } },
+      { name: 'kind 2, rows 0–3000, population ≥ 100k', prune: { rowStart: 0, rowEnd: 3000, maxima, minValue: 100_000, masks, mask: 1 << 2 } },
+    ];
+    for (const { name, prune } of filters) {
+      const filter = (row: number): boolean =>
+        row >= prune.rowStart && row < prune.rowEnd && (prune.maxima === null || population[row]! >= prune.minValue) && (prune.masks === null || ((1 << kinds[row]!) & prune.mask) !== 0);
+      for (let i = 0; i < 25; i++) {
+        const lng = -180 + random() * 360;
+        const lat = -90 + random() * 180;
+        for (const [k, radius] of [[1, 20000], [20, 500], [100, 5000]] as const) {
+          assert.deepEqual(index.around(lng, lat, k, radius, filter, prune), index.around(lng, lat, k, radius, filter), `${name}: around(${lng}, ${lat}, ${k}, ${radius})`);
+          if (i < 5) assertSameNearest(index, lngs, lats, lng, lat, k, radius, filter);
+        }
+      }
+    }
+  });
+
+  it('with pruning, meets only the points of tree nodes that can pass', () => {
+    // A selective filter (a "country" far from the point) used to score every point within the
+    // radius before answering nothing: rows 0–999 around Australia, the others around Europe.
+    const random = prng(10);
+    const count = 20000;
+    const lngs = Float64Array.from({ length: count }, (_, row) => (row < 1000 ? 135 : 10) + (random() - 0.5) * 20);
+    const lats = Float64Array.from({ length: count }, (_, row) => (row < 1000 ? -25 : 48) + (random() - 0.5) * 10);
+    const index = GeoIndex.from(ownBuffer(buildGeoIndex(lngs, lats)));
+    let calls = 0;
+    const filter = (row: number): boolean => {
+      calls++;
+      return row < 1000;
+    };
+    const prune: GeoPrune = { rowStart: 0, rowEnd: 1000, maxima: null, minValue: 0, masks: null, mask: 0 };
+    for (const [k, radiusKm, expected] of [[20, 1500, 0], [20, 20000, 20]] as const) {
+      calls = 0;
+      const unpruned = index.around(10, 48, k, radiusKm, filter);
+      const unprunedCalls = calls;
+      calls = 0;
+      const pruned = index.around(10, 48, k, radiusKm, filter, prune);
+      assert.deepEqual(pruned, unpruned);
+      assert.equal(pruned.length, expected);
+      assert.ok(calls * 20 < unprunedCalls, `radius ${radiusKm} km: the filter ran ${calls} times with pruning, ${unprunedCalls} without`);
+    }
+  });
+
+  it('summarises NaN as below every value, and an empty or single-point tree', () => {
+    const index = GeoIndex.from(ownBuffer(buildGeoIndex(Float64Array.of(1, 2, 3), Float64Array.of(1, 2, 3))));
+    const maxima = index.nodeMaxima(Float64Array.of(NaN, 5, NaN));
+    const pass = (minValue: number): GeoPrune => ({ rowStart: 0, rowEnd: 3, maxima, minValue, masks: null, mask: 0 });
+    const atLeast = (minValue: number) => (row: number) => row === 1 && 5 >= minValue;
+    assert.deepEqual(index.around(1, 1, 3, 20000, atLeast(5), pass(5)), [1]);
+    assert.deepEqual(index.around(1, 1, 3, 20000, atLeast(6), pass(6)), []);
+    const allNaN = index.nodeMaxima(Float64Array.of(NaN, NaN, NaN));
+    assert.deepEqual(index.around(1, 1, 3, 20000, () => false, { rowStart: 0, rowEnd: 3, maxima: allNaN, minValue: 0, masks: null, mask: 0 }), []);
+    const empty = GeoIndex.from(ownBuffer(buildGeoIndex(new Float64Array(0), new Float64Array(0))));
+    empty.prepare();
+    assert.deepEqual(empty.around(0, 0, 5, 1000, () => true, { rowStart: 0, rowEnd: 0, maxima: empty.nodeMaxima(new Float64Array(0)), minValue: 0, masks: null, mask: 0 }), []);
   });
 
   it('crosses the antimeridian: a point at 179.9° finds its neighbour at -179.9°', () => {

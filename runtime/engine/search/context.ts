@@ -43,6 +43,8 @@ export class SearchContext {
   private readonly entities = new Map<SearchEntity, EntityIndexes>();
   private postcodes: NearbyIndexes | null = null;
   private kinds: Uint8Array | null = null;
+  private readonly populationMaxima = new Map<SearchEntity, Float64Array>();
+  private kindMasks: Uint8Array | null = null;
 
   constructor(readonly store: Store) {}
 
@@ -78,6 +80,21 @@ export class SearchContext {
       this.entities.set(entity, opened);
     }
     return opened;
+  }
+
+  /** GeoIndex.nodeMaxima of the entity's population: nearby's min_population bound per tree node, built once per Store and thread. */
+  nodePopulationMaxima(entity: SearchEntity): Float64Array {
+    let maxima = this.populationMaxima.get(entity);
+    if (maxima === undefined) {
+      const indexes = this.indexes(entity);
+      this.populationMaxima.set(entity, (maxima = indexes.geo.nodeMaxima(indexes.population)));
+    }
+    return maxima;
+  }
+
+  /** GeoIndex.nodeMasks of the cities' kinds (cityKinds): nearby's kind bound per tree node. */
+  nodeCityKindMasks(): Uint8Array {
+    return (this.kindMasks ??= this.indexes('cities').geo.nodeMasks(this.cityKinds()));
   }
 
   /** Nearby postcodes (`geo.postcodes`: rows with both coordinates) and postcode ids. */

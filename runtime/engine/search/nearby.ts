@@ -2,7 +2,9 @@
 // distance, distanceKm in runtime/indexes/geo-index.ts, then lower id). The KD-tree (geokdbush) walks outwards and stops at the radius or
 // once it has enough rows; it orders equal distances by row, so rows tied with the last kept one
 // are fetched too and the final order is by (distance, id).
-import type { GeoIndex } from '../../indexes/geo-index.js';
+import type { GeoIndex, GeoPrune } from '../../indexes/geo-index.js';
+
+export type { GeoPrune };
 import { comparatorOf, NEARBY_RULES, type DistanceCandidate } from './ranking.js';
 
 /** What a nearby search reads: a KD-tree over the rows' coordinates and the rows' ids. */
@@ -18,6 +20,8 @@ export interface NearbyQuery {
   limit: number;
   /** Row predicate (country, state, kind, min_population), or null for every row. */
   filter: ((row: number) => boolean) | null;
+  /** The same constraints as tree-node bounds, so the walk skips parts of the tree `filter` would reject whole (GeoPrune); null: none. */
+  prune?: GeoPrune | null;
 }
 
 const compareNearby = comparatorOf(NEARBY_RULES);
@@ -30,9 +34,10 @@ export function nearbySearch(indexes: NearbyIndexes, query: NearbyQuery): Distan
   const { lat, lng, radiusKm, limit } = query;
   const geo = indexes.geo;
   const filter = query.filter ?? undefined;
+  const prune = query.prune ?? undefined;
   let want = limit + 1;
   for (;;) {
-    const { rows, distancesKm } = geo.aroundWithDistances(lng, lat, want, radiusKm * RADIUS_SLACK, filter);
+    const { rows, distancesKm } = geo.aroundWithDistances(lng, lat, want, radiusKm * RADIUS_SLACK, filter, prune);
     const candidates: DistanceCandidate[] = [];
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;

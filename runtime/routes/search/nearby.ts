@@ -4,7 +4,8 @@
 import { projectionFor, serializeObject } from '../../render/projection.js';
 import { CITY_KINDS, cityKind, KIND_CODE } from '../../engine/search/city-kind.js';
 import { ENTITY_OF, type SearchEntity } from '../../engine/search/context.js';
-import { nearbySearch, roundKm } from '../../engine/search/nearby.js';
+import { nearbySearch, roundKm, type GeoPrune } from '../../engine/search/nearby.js';
+import { nearbyFilter } from '../../engine/search/nearby-filter.js';
 import { filterRows } from '../../engine/search/row-filter.js';
 import type { CityRecord } from '../../format/model.js';
 import { includeTranslationsParam, includeTranslationsSpec, localeParam, localeSpec } from '../params.js';
@@ -79,16 +80,8 @@ function render(ctx: RequestContext, inputs: NearbyInputs): string | Uint8Array 
   if (rows.isEmpty) {
     body = '[]';
   } else {
-    const allRows = country === null;
-    const kinds = kind === null ? null : context.cityKinds();
-    const kindCode = kind === null ? -1 : KIND_CODE[kind];
-    const population = indexes.population;
-    const filter =
-      allRows && kinds === null && minPopulation === 0
-        ? null
-        : (row: number): boolean =>
-            (allRows || rows.has(row)) && (kinds === null || kinds[row] === kindCode) && (minPopulation === 0 || population[row]! >= minPopulation);
-    const hits = nearbySearch(indexes, { lat, lng, radiusKm, limit, filter });
+    const { filter, prune } = nearbyFilter(context, entity, rows, kind === null ? -1 : KIND_CODE[kind], minPopulation);
+    const hits = nearbySearch(indexes, { lat, lng, radiusKm, limit, filter, prune });
     const extra = locale === null ? ADDITIONS[entity] : [...ADDITIONS[entity], 'localized_name', 'matched_locale'];
     const projection = searchProjection(entity, tier, includeTranslations, extra);
     const store = ctx.store;
@@ -126,18 +119,27 @@ function render(ctx: RequestContext, inputs: NearbyInputs): string | Uint8Array 
 /** Postcode rows of a country (alpha-2) as a row predicate; null = every row; a never-true one for an unknown country. */
 export function postcodeCountryFilter(store: Store, country: string | null): ((row: number) => boolean) | null {
   if (country === null) return null;
-  const countryRow = countryRowByIso2(store, country);
-  if (countryRow < 0) return () => false;
-  const start = store.relations.countryPostcodes.start[countryRow]!;
-  const end = store.relations.countryPostcodes.end[countryRow]!;
+  const [start, end] = postcodeCountryRows(store, country);
   return (row: number) => row >= start && row < end;
+}
+
+/** The postcode rows of a country (alpha-2), [start, end): contiguous; empty for an unknown country. */
+function postcodeCountryRows(store: Store, country: string): [number, number] {
+  const countryRow = countryRowByIso2(store, country);
+  if (countryRow < 0) return [0, 0];
+  return [store.relations.countryPostcodes.start[countryRow]!, store.relations.countryPostcodes.end[countryRow]!];
+}
+
+function countryRowsPrune([rowStart, rowEnd]: [number, number]): GeoPrune {
+  return { rowStart, rowEnd, maxima: null, minValue: 0, masks: null, mask: 0 };
 }
 
 /** type=postcode: postcode records for the caller's tier plus distance_km, nearest first. */
 function nearbyPostcodesBody(ctx: RequestContext, lat: number, lng: number, country: string | null, radiusKm: number, limit: number): string | Uint8Array {
   const store = ctx.store;
   const filter = postcodeCountryFilter(store, country);
-  const hits = nearbySearch(ctx.engine.search.postcodeGeo(), { lat, lng, radiusKm, limit, filter });
+  const prune = country === null ? null : countryRowsPrune(postcodeCountryRows(store, country));
+  const hits = nearbySearch(ctx.engine.search.postcodeGeo(), { lat, lng, radiusKm, limit, filter, prune });
   const projection = projectionFor(POSTCODE_FIELDS, ctx.caller.tier, { extra: ['distance_km'] });
   const rowBytes = store.postcodes.rowBytes;
   if (rowBytes !== null) return nearbyPostcodeRows(rowBytes, projection, hits, roundKm);

@@ -80,6 +80,38 @@ describe('nearby search on the full dataset', { skip }, () => {
     assert.ok(nonEmpty > 250, `most points should have places nearby, found ${nonEmpty}`);
   });
 
+  test('equals brute force when the filters reject most places near the point: a far country or state, a large min_population, a rare kind', () => {
+    // The walk skips the parts of the tree such filters reject whole (GeoPrune): same answers.
+    const random = prng(501);
+    for (let i = 0; i < 240; i++) {
+      const entity: Entity = i % 6 === 5 ? 'states' : 'cities';
+      const places = placesOf(store(), entity);
+      const at = pickRow(random, places);
+      if (Number.isNaN(places.lat[at]!)) continue;
+      const lat = places.lat[at]!;
+      const lng = places.lng[at]!;
+      const other = pickRow(random, places);
+      const filters: Filters = {};
+      const kind = i % 6;
+      if (kind === 0 || kind === 5) filters.country = places.countryCode[other]!;
+      else if (kind === 1 && places.stateCode[other]) {
+        filters.country = places.countryCode[other]!;
+        filters.state = places.stateCode[other]!;
+      } else if (kind === 2) filters.minPopulation = [100_000, 1_000_000, 5_000_000, 50_000_000][Math.floor(random() * 4)]!;
+      else if (kind === 3) filters.kind = CITY_KINDS[Math.floor(random() * CITY_KINDS.length)]!;
+      else {
+        filters.kind = CITY_KINDS[Math.floor(random() * CITY_KINDS.length)]!;
+        filters.minPopulation = Math.floor(random() * 200_000);
+        if (random() < 0.5) filters.country = places.countryCode[other]!;
+      }
+      const radius = random() < 0.5 ? 500 : 1 + Math.floor(random() * 500);
+      const limit = 1 + Math.floor(random() * 100);
+      const query = { lat: String(lat), lng: String(lng), type: TYPE_OF[entity], radius: String(radius), limit: String(limit), ...filterQuery(filters) };
+      const got = items(call(store(), 'nearbySearch', query)).map((r) => ({ id: r.id, distance_km: r.distance_km }));
+      assert.deepEqual(got, bruteNearby(places, lat, lng, radius, limit, filters), JSON.stringify(query));
+    }
+  });
+
   test('finds places on both sides of ±180° around (0, 179.99) within 500 km', () => {
     const near = { lat: '0', lng: '179.99', radius: '500' };
     // Cities: the Gilbert Islands (Kiribati, 176°E) lie west of the line…
