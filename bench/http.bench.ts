@@ -47,6 +47,7 @@ import { fileURLToPath } from 'node:url';
 import { BARE_SCRIPT as BARE, type BareSizes } from './http-bare.js';
 import { openLoop, type OpenLoopResult } from './open-loop.js';
 import { benchSnapshotDir, runWrk, writeBenchKey, type WrkAuth } from './wrk.js';
+import { BROWSER_ACCEPT_ENCODING } from './report/load/drivers.js';
 
 const DEFAULT_ROUTES = [
   '/v1/countries',
@@ -248,9 +249,6 @@ export function rotatingScript(targets: readonly string[], key: string, acceptEn
     '',
   ].join('\n');
 }
-
-/** What browsers send (Chrome, Firefox, Safari): every answer of 1 KiB or more goes out brotli-compressed. */
-const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
 
 /** What one measured row sends: a fixed target with the key, or a wrk script rotating over many. */
 interface BenchRoute {

@@ -67,6 +67,7 @@ function errorCount(data: ReportData, system: SystemName): number {
     const run = point.bySystem[system]?.[op];
     if (run) total += run.non2xx + run.errors;
   }
+  if (system === 'geoapi') for (const run of data.browser?.runs ?? []) total += run.plain.non2xx + run.plain.errors + run.browser.non2xx + run.browser.errors;
   return total;
 }
 
@@ -138,6 +139,24 @@ function throughputTable(data: ReportData): string {
     `${percent(result.bySystem.geoapi?.saturationCacheHits)} / ${percent(result.bySystem.geoapi?.fixedCacheHits)}`,
   ]);
   return table(header, rows);
+}
+
+/** geoapi with and without a browser's Accept-Encoding, run after run (ReportData.browser). */
+function browserTable(data: ReportData): string {
+  const runs = data.browser?.runs ?? [];
+  const cpuUs = (cores: number, stats: { requestsPerSecond: number }): string => (stats.requestsPerSecond > 0 ? int((cores / stats.requestsPerSecond) * 1e6) : '–');
+  const perAnswer = (stats: { requestsPerSecond: number; transferBytesPerSecond?: number | undefined }): string =>
+    stats.transferBytesPerSecond === undefined || !(stats.requestsPerSecond > 0) ? '–' : bytes(stats.transferBytesPerSecond / stats.requestsPerSecond);
+  return table(
+    ['operation', 'req/s without / with', 'with ÷ without', 'server CPU µs per answer without / with', 'bytes per answer without / with (headers included)'],
+    runs.map((run) => [
+      label(run.name),
+      `${int(run.plain.requestsPerSecond)} / ${int(run.browser.requestsPerSecond)}`,
+      ratio(run.browser.requestsPerSecond, run.plain.requestsPerSecond),
+      `${cpuUs(run.plainCores, run.plain)} / ${cpuUs(run.browserCores, run.browser)}`,
+      `${perAnswer(run.plain)} / ${perAnswer(run.browser)}`,
+    ]),
+  );
 }
 
 /** A share as a whole percentage, or – when unknown (no cache lookups: phone parse is no-store). */
@@ -489,6 +508,15 @@ export function renderReport(data: ReportData): string {
     '',
     throughputTable(data),
     '',
+    ...(data.browser === null
+      ? []
+      : [
+          `**Browsers.** Every browser sends \`Accept-Encoding: ${data.browser.acceptEncoding}\`, and geoapi compresses each answer of 1 KiB or more for it (brotli at its default quality; a cached answer's compressed form is kept beside it in the cache). ` +
+            'The runs above send no Accept-Encoding, as API clients usually do. Here geoapi alone runs each list twice, without the header and then with it (same list, same warm-up), so the cost of compression shows beside the same run without it:',
+          '',
+          browserTable(data),
+          '',
+        ]),
     SECTIONS[4],
     '',
     `Open-loop load at half of geoapi’s peak for the operation, ${o.fixedSeconds} s per system${o.warmupSeconds > 0 ? ` after ${o.warmupSeconds} s at the same rate` : ''}. ` +

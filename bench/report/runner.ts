@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { addKey, newKeyFile, writeKeyFile } from '../../runtime/access/keys.js';
 import { DEFAULT_POLICY_FILE } from '../../runtime/access/policy.js';
 import { readDataset, writeSampledDataset, allCities, type RawDataset } from './dataset.js';
-import { makeDriver, wrkAvailable, type Driver, type SaturationResult } from './load/drivers.js';
+import { BROWSER_ACCEPT_ENCODING, makeDriver, wrkAvailable, type Driver, type SaturationResult } from './load/drivers.js';
 import type { LoadResult } from './load/loadgen.js';
 import { describeMachine, loadAverage, type Machine } from './machine.js';
 import { clusterPids, postgresUnavailable, startCluster, type PgCluster } from './postgres/cluster.js';
@@ -148,8 +148,22 @@ export interface ReportData {
   responseCache: { budgetBytes: number; bytes: number; entries: number; hits: number; misses: number } | null;
   /** geoapi's worker threads after the load runs (its metrics listener), summed: V8 heaps and the memory their objects hold outside them. */
   workerMemory: { heapTotalBytes: number; externalBytes: number } | null;
+  /** geoapi at saturation with a browser's Accept-Encoding, each run beside the same run without it. */
+  browser: { acceptEncoding: string; runs: BrowserRun[] } | null;
   growth: GrowthPoint[];
   errors: string[];
+}
+
+/** The workloads run again with a browser's Accept-Encoding (answers of 1 KiB or more compressed). */
+export const BROWSER_WORKLOADS: readonly WorkloadName[] = ['stateCities', 'autocomplete', 'fuzzy', 'nearby', 'mix'];
+
+export interface BrowserRun {
+  name: WorkloadName;
+  /** Without Accept-Encoding, then with it: the same list and warm-up, one run after the other. */
+  plain: SaturationResult;
+  plainCores: number;
+  browser: SaturationResult;
+  browserCores: number;
 }
 
 interface LiveSystem {
@@ -555,6 +569,29 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           `at ${result.targetRate} req/s geoapi p99 ${result.bySystem.geoapi!.fixed?.p99.toFixed(2) ?? '–'} ms (bare floor ${result.floor?.p99.toFixed(2) ?? '–'} ms)`,
       );
     }
+    // ---- browsers: geoapi with the Accept-Encoding every browser sends, beside the same run without ----
+    let browser: ReportData['browser'] = null;
+    const geoapiSystem = live.find((system) => system.name === 'geoapi');
+    if (geoapiSystem !== undefined) {
+      const runs: BrowserRun[] = [];
+      for (const name of BROWSER_WORKLOADS) {
+        const measured: { saturation: SaturationResult; cores: number }[] = [];
+        for (const acceptEncoding of ['', BROWSER_ACCEPT_ENCODING]) {
+          const port = geoapiSystem.server.port;
+          if (options.useWrk && options.warmupSeconds > 0) await driver.saturate(port, key, pathsFile(`${name}-warmup`), options.warmupSeconds, acceptEncoding);
+          await drain(geoapiSystem, options.workers, probePath, key);
+          const pids = geoapiSystem.pids();
+          const cpuBefore = cpuSeconds(pids);
+          const t = performance.now();
+          const saturation = await driver.saturate(port, key, pathsFile(name), options.seconds, acceptEncoding);
+          measured.push({ saturation, cores: (cpuSeconds(pids) - cpuBefore) / ((performance.now() - t) / 1000) });
+        }
+        runs.push({ name, plain: measured[0]!.saturation, plainCores: measured[0]!.cores, browser: measured[1]!.saturation, browserCores: measured[1]!.cores });
+        log(`browser ${name}: ${Math.round(measured[0]!.saturation.requestsPerSecond)} → ${Math.round(measured[1]!.saturation.requestsPerSecond)} req/s with Accept-Encoding`);
+      }
+      browser = { acceptEncoding: BROWSER_ACCEPT_ENCODING, runs };
+    }
+
     let responseCache: ReportData['responseCache'] = null;
     let workerMemory: ReportData['workerMemory'] = null;
     for (const system of live) {
@@ -627,6 +664,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       gc,
       responseCache,
       workerMemory,
+      browser,
       growth,
       errors,
     };

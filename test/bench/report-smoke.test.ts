@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { SECTIONS } from '../../bench/report/render.js';
 import { postgresUnavailable } from '../../bench/report/postgres/cluster.js';
 import { OPERATION_LABELS, OPERATIONS } from '../../bench/report/workload.js';
+import { BROWSER_WORKLOADS } from '../../bench/report/runner.js';
 
 const MAIN = fileURLToPath(new URL('../../bench/report/main.js', import.meta.url));
 
@@ -61,6 +62,18 @@ describe('bench:report --smoke', () => {
       for (const cell of cells) assert.ok(cell > 0, `${op}: expected positive requests/s, found ${row}`);
     }
     assert.match(throughput, /\n\| \*\*mix\*\* \| [\d,]+ \|/);
+  });
+
+  it('runs geoapi with a browser’s Accept-Encoding beside the same run without it', () => {
+    const throughput = sectionText('## Throughput at saturation');
+    assert.match(throughput, /\*\*Browsers\.\*\* Every browser sends `Accept-Encoding: gzip, deflate, br, zstd`/);
+    for (const name of BROWSER_WORKLOADS) {
+      const label = name === 'mix' ? '**mix**' : OPERATION_LABELS[name];
+      const row = throughput.split('\n').find((line) => line.startsWith(`| ${label} | `) && /\| [\d,]+ \/ [\d,]+ \|/.test(line));
+      assert.ok(row, `no browser row for ${name}`);
+      const [without, withHeader] = row.split('|')[2]!.split('/').map((cell) => Number(cell.trim().replace(/,/g, '')));
+      assert.ok(without! > 0 && withHeader! > 0, row);
+    }
   });
 
   it('measures the machine’s floor: a bare uWS handler at the same fixed rate, for every operation and the mix', () => {

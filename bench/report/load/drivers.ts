@@ -9,7 +9,8 @@ import type { LoadConfig, LoadResult } from './loadgen.js';
 
 const LOADGEN = fileURLToPath(new URL('./loadgen.js', import.meta.url));
 
-// Rotates through the request list (args[1]); the key (args[2]) goes in every request.
+// Rotates through the request list (args[1]); the key (args[2]) goes in every request, and
+// Accept-Encoding (args[3]) when given.
 const WRK_SCRIPT = `
 local paths = {}
 local i = 0
@@ -18,6 +19,7 @@ function init(args)
     if #line > 0 then paths[#paths + 1] = line end
   end
   wrk.headers["X-GEOAPI-KEY"] = args[2]
+  if args[3] ~= nil and #args[3] > 0 then wrk.headers["Accept-Encoding"] = args[3] end
 end
 function request()
   i = i + 1
@@ -33,7 +35,12 @@ export interface SaturationResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Bytes received per second, header blocks included (wrk's Transfer/sec, or the Node generator's count). */
+  transferBytesPerSecond?: number | undefined;
 }
+
+/** What current browsers send (Chrome, Firefox, Safari): every answer of 1 KiB or more comes back compressed. */
+export const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
 
 export function wrkAvailable(): boolean {
   return !spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error;
@@ -41,11 +48,13 @@ export function wrkAvailable(): boolean {
 
 const toMs = (value: string, unit: string): number => Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
 
-function runWrk(port: number, key: string, pathsFile: string, scriptDir: string, seconds: number, connections: number): Promise<SaturationResult> {
+const BYTE_UNITS: Record<string, number> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+
+function runWrk(port: number, key: string, pathsFile: string, scriptDir: string, seconds: number, connections: number, acceptEncoding: string): Promise<SaturationResult> {
   const script = join(scriptDir, 'rotate.lua');
   writeFileSync(script, WRK_SCRIPT);
   // wrk takes whole seconds.
-  const args = ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', '30s', '--latency', '-s', script, `http://127.0.0.1:${port}`, '--', pathsFile, key];
+  const args = ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', '30s', '--latency', '-s', script, `http://127.0.0.1:${port}`, '--', pathsFile, key, acceptEncoding];
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -64,7 +73,9 @@ function runWrk(port: number, key: string, pathsFile: string, scriptDir: string,
       const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
       const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
       const errors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
-      resolve({ tool: 'wrk', requestsPerSecond: Number(rps[1]), p50: percentile('50'), p99: percentile('99'), non2xx, errors });
+      const transfer = /Transfer\/sec:\s+([\d.]+)(B|KB|MB|GB)/.exec(out);
+      const transferBytesPerSecond = transfer ? Number(transfer[1]) * BYTE_UNITS[transfer[2]!]! : undefined;
+      resolve({ tool: 'wrk', requestsPerSecond: Number(rps[1]), p50: percentile('50'), p99: percentile('99'), non2xx, errors, transferBytesPerSecond });
     });
   });
 }
@@ -97,7 +108,8 @@ export const FIXED_RATE_WINDOWS = 3;
 
 export interface Driver {
   tool: 'wrk' | 'node';
-  saturate(port: number, key: string, pathsFile: string, seconds: number): Promise<SaturationResult>;
+  /** `acceptEncoding`: sent with every request when not empty (a browser's answers are compressed). */
+  saturate(port: number, key: string, pathsFile: string, seconds: number, acceptEncoding?: string): Promise<SaturationResult>;
   fixedRate(port: number, key: string, pathsFile: string, seconds: number, rate: number): Promise<LoadResult>;
 }
 
@@ -105,10 +117,10 @@ export function makeDriver(options: { useWrk: boolean; connections: number; warm
   const { connections, warmupSeconds, scriptDir } = options;
   return {
     tool: options.useWrk ? 'wrk' : 'node',
-    async saturate(port, key, pathsFile, seconds) {
-      if (options.useWrk) return runWrk(port, key, pathsFile, scriptDir, seconds, connections);
-      const result = await runNodeLoad({ port, key, pathsFile, mode: 'closed', connections, seconds, warmupSeconds: 0 });
-      return { tool: 'node', requestsPerSecond: result.requestsPerSecond, p50: result.p50, p99: result.p99, non2xx: result.non2xx, errors: result.errors };
+    async saturate(port, key, pathsFile, seconds, acceptEncoding = '') {
+      if (options.useWrk) return runWrk(port, key, pathsFile, scriptDir, seconds, connections, acceptEncoding);
+      const result = await runNodeLoad({ port, key, pathsFile, mode: 'closed', connections, seconds, warmupSeconds: 0, acceptEncoding });
+      return { tool: 'node', requestsPerSecond: result.requestsPerSecond, p50: result.p50, p99: result.p99, non2xx: result.non2xx, errors: result.errors, transferBytesPerSecond: result.receivedBytesPerSecond };
     },
     fixedRate(port, key, pathsFile, seconds, rate) {
       return runNodeLoad({ port, key, pathsFile, mode: 'open', connections, seconds, warmupSeconds, rate, windows: FIXED_RATE_WINDOWS });

@@ -27,6 +27,8 @@ export interface LoadConfig {
   rate?: number;
   /** Percentiles are also computed per consecutive window of the measured period (default 1). */
   windows?: number;
+  /** Sent as Accept-Encoding with every request when not empty. */
+  acceptEncoding?: string;
 }
 
 export interface Percentiles {
@@ -41,6 +43,8 @@ export interface LoadResult {
   seconds: number;
   completed: number;
   requestsPerSecond: number;
+  /** Bytes of the answers counted in requestsPerSecond, header blocks included, per second. */
+  receivedBytesPerSecond: number;
   non2xx: number;
   errors: number;
   /** Open mode: requests due but never sent before the end (counted in the percentiles). */
@@ -90,6 +94,8 @@ class Connection {
   private startedAt = 0;
   /** Index (in the rotation) of the request in flight. */
   index = 0;
+  /** Bytes of the last answer, header block included. */
+  answerBytes = 0;
   readonly socket: Socket;
 
   constructor(
@@ -146,6 +152,7 @@ class Connection {
         return;
       }
       this.bodyLeft = length;
+      this.answerBytes = end + HEADER_END.length + length;
       rest = bytes.subarray(end + HEADER_END.length);
     }
     this.bodyLeft -= rest.length;
@@ -176,7 +183,8 @@ function contentLength(bytes: Buffer, end: number): number {
 export function runLoad(config: LoadConfig): Promise<LoadResult> {
   const paths = readFileSync(config.pathsFile, 'utf8').split('\n').filter((line) => line !== '');
   if (paths.length === 0) throw new Error(`${config.pathsFile}: expected request paths, found none`);
-  const requests = paths.map((path) => Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${config.port}\r\nX-GEOAPI-KEY: ${config.key}\r\n\r\n`, 'latin1'));
+  const acceptEncoding = config.acceptEncoding ? `Accept-Encoding: ${config.acceptEncoding}\r\n` : '';
+  const requests = paths.map((path) => Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${config.port}\r\nX-GEOAPI-KEY: ${config.key}\r\n${acceptEncoding}\r\n`, 'latin1'));
   const latencies = new Latencies();
   const windowCount = Math.max(1, Math.floor(config.windows ?? 1));
   const windowLatencies = Array.from({ length: windowCount }, () => new Latencies());
@@ -191,6 +199,7 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
   const intervalMs = open ? 1000 / rate : 0;
   let next = 0; // requests sent (index into the rotation)
   let completed = 0;
+  let receivedBytes = 0;
   let non2xx = 0;
   let errors = 0;
   let stopping = false;
@@ -234,6 +243,7 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
         seconds: config.seconds,
         completed,
         requestsPerSecond: completed / config.seconds,
+        receivedBytesPerSecond: receivedBytes / config.seconds,
         non2xx,
         errors,
         unsent,
@@ -288,7 +298,10 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
         keepSlowest(now - startedAt, conn.index);
         const window = Math.floor((startedAt - measureFrom) / 100);
         worst[window] = Math.max(worst[window] ?? 0, now - startedAt);
-        if (now <= endAt) completed++;
+        if (now <= endAt) {
+          completed++;
+          receivedBytes += conn.answerBytes;
+        }
         if (status < 200 || status > 299) non2xx++;
       }
       release(conn);
