@@ -25,12 +25,12 @@ export interface CompressionSettings {
  * Fast levels by default. Browsers send `Accept-Encoding: gzip, deflate, br, zstd`, so every
  * answer of 1 KiB or more that is not yet held compressed is compressed on the worker thread,
  * on the request's path; a search answer is new almost every time. Measured (1 thread, distinct
- * autocomplete answers of ~6.5 KiB, response cache off): brotli quality 5, the previous setting,
- * made such a request cost 2.4–2.7× its CPU without compression; a US state's 316 KiB city list took
- * 2.4 ms to compress at quality 5 and 0.7 ms at 2, for 7.4 % of its size instead of 6.8 % (README:
- * Compression).
+ * autocomplete answers of ~6.5 KiB, response cache off): brotli quality 5 made such a request
+ * cost 2.4–2.7× its CPU without compression. Quality 1 compresses a 17 KiB city list in ~75 µs
+ * against ~125 µs at 2 and a 6 KiB search answer in ~47 against ~70 µs, for 7–8 % more bytes,
+ * still fewer than gzip level 1 takes longer to make (README: Compression).
  */
-export const DEFAULT_COMPRESSION: CompressionSettings = { enabled: true, brotliQuality: 2, gzipLevel: 1 };
+export const DEFAULT_COMPRESSION: CompressionSettings = { enabled: true, brotliQuality: 1, gzipLevel: 1 };
 
 /** Bodies shorter than this go out uncompressed (the saving would not pay for the work). */
 export const MIN_COMPRESS_LENGTH = 1024;

@@ -41,15 +41,15 @@ describe('configFrom', () => {
     assert.match(describeConfig(configFrom(['--threads', '4'], REQUIRED)).join('\n'), /response cache: 32 MiB for the process \(8 MiB per thread\)/);
   });
 
-  it('compresses at brotli quality 2 and gzip level 1 unless told otherwise (flag, then variable), or not at all when off', () => {
-    assert.deepEqual(configFrom([], REQUIRED).compression, { enabled: true, brotliQuality: 2, gzipLevel: 1 });
+  it('compresses at brotli quality 1 and gzip level 1 unless told otherwise (flag, then variable), or not at all when off', () => {
+    assert.deepEqual(configFrom([], REQUIRED).compression, { enabled: true, brotliQuality: 1, gzipLevel: 1 });
     const env = { ...REQUIRED, GEOAPI_COMPRESSION: 'off', GEOAPI_BROTLI_QUALITY: '5', GEOAPI_GZIP_LEVEL: '6' };
     assert.deepEqual(configFrom([], env).compression, { enabled: false, brotliQuality: 5, gzipLevel: 6 });
     assert.deepEqual(configFrom(['--compression', 'ON', '--brotli-quality', '11', '--gzip-level', '9'], env).compression, { enabled: true, brotliQuality: 11, gzipLevel: 9 });
     assert.throws(() => configFrom(['--compression', 'maybe'], REQUIRED), /--compression: expected on or off, found "maybe"/);
     assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_BROTLI_QUALITY: '12' }), /--brotli-quality: expected an integer from 0 to 11, found "12"/);
     assert.throws(() => configFrom(['--gzip-level', '0'], REQUIRED), /--gzip-level: expected an integer from 1 to 9, found "0"/);
-    assert.match(describeConfig(configFrom([], REQUIRED)).join('\n'), /^compression: br quality 2, gzip level 1, answers from 1024 bytes$/m);
+    assert.match(describeConfig(configFrom([], REQUIRED)).join('\n'), /^compression: br quality 1, gzip level 1, answers from 1024 bytes$/m);
     assert.match(describeConfig(configFrom([], env)).join('\n'), /^compression: off \(answers go out uncompressed\)$/m);
   });
 
