@@ -27,8 +27,8 @@ export interface CompressionSettings {
  * on the request's path; a search answer is new almost every time. Measured (1 thread, distinct
  * autocomplete answers of ~6.5 KiB, response cache off): brotli quality 5 made such a request
  * cost 2.4–2.7× its CPU without compression. Quality 1 compresses a 17 KiB city list in ~75 µs
- * against ~125 µs at 2 and a 6 KiB search answer in ~47 against ~70 µs, for 7–8 % more bytes,
- * still fewer than gzip level 1 takes longer to make (README: Compression).
+ * against ~125 µs at 2, and 6–8 KiB search answers in ~45–50 against ~70–80 µs, for 7–8 % more
+ * bytes: within 4 % of what gzip level 1 makes, in 30–40 % less time (README: Compression).
  */
 export const DEFAULT_COMPRESSION: CompressionSettings = { enabled: true, brotliQuality: 1, gzipLevel: 1 };
 

@@ -3,9 +3,9 @@
 // once it has enough rows; it orders equal distances by row, so rows tied with the last kept one
 // are fetched too and the final order is by (distance, id).
 import type { GeoIndex, GeoPrune } from '../../indexes/geo-index.js';
+import { comparatorOf, NEARBY_RULES, type DistanceCandidate } from './ranking.js';
 
 export type { GeoPrune };
-import { comparatorOf, NEARBY_RULES, type DistanceCandidate } from './ranking.js';
 
 /** What a nearby search reads: a KD-tree over the rows' coordinates and the rows' ids. */
 export interface NearbyIndexes {

@@ -130,6 +130,7 @@ function postcodeCountryRows(store: Store, country: string): [number, number] {
   return [store.relations.countryPostcodes.start[countryRow]!, store.relations.countryPostcodes.end[countryRow]!];
 }
 
+/** Tree-node bounds of a row range alone (postcodes have no population or kind). */
 function countryRowsPrune([rowStart, rowEnd]: [number, number]): GeoPrune {
   return { rowStart, rowEnd, maxima: null, minValue: 0, masks: null, mask: 0 };
 }
