@@ -92,13 +92,13 @@ describe('nearby search on the full dataset', { skip }, () => {
       const lng = places.lng[at]!;
       const other = pickRow(random, places);
       const filters: Filters = {};
-      const kind = i % 6;
-      if (kind === 0 || kind === 5) filters.country = places.countryCode[other]!;
-      else if (kind === 1 && places.stateCode[other]) {
+      const shape = i % 6;
+      if (shape === 0 || shape === 5) filters.country = places.countryCode[other]!;
+      else if (shape === 1 && places.stateCode[other]) {
         filters.country = places.countryCode[other]!;
         filters.state = places.stateCode[other]!;
-      } else if (kind === 2) filters.minPopulation = [100_000, 1_000_000, 5_000_000, 50_000_000][Math.floor(random() * 4)]!;
-      else if (kind === 3) filters.kind = CITY_KINDS[Math.floor(random() * CITY_KINDS.length)]!;
+      } else if (shape === 2) filters.minPopulation = [100_000, 1_000_000, 5_000_000, 50_000_000][Math.floor(random() * 4)]!;
+      else if (shape === 3) filters.kind = CITY_KINDS[Math.floor(random() * CITY_KINDS.length)]!;
       else {
         filters.kind = CITY_KINDS[Math.floor(random() * CITY_KINDS.length)]!;
         filters.minPopulation = Math.floor(random() * 200_000);
