@@ -116,30 +116,22 @@ function render(ctx: RequestContext, inputs: NearbyInputs): string | Uint8Array 
   return body;
 }
 
-/** Postcode rows of a country (alpha-2) as a row predicate; null = every row; a never-true one for an unknown country. */
-export function postcodeCountryFilter(store: Store, country: string | null): ((row: number) => boolean) | null {
-  if (country === null) return null;
-  const [start, end] = postcodeCountryRows(store, country);
-  return (row: number) => row >= start && row < end;
-}
-
-/** The postcode rows of a country (alpha-2), [start, end): contiguous; empty for an unknown country. */
-function postcodeCountryRows(store: Store, country: string): [number, number] {
+/**
+ * The postcode rows of a country (alpha-2; contiguous, none for an unknown country) as a row
+ * predicate and as tree-node bounds (postcodes have no population or kind); both null for every row.
+ */
+function postcodeCountryFilter(store: Store, country: string | null): { filter: ((row: number) => boolean) | null; prune: GeoPrune | null } {
+  if (country === null) return { filter: null, prune: null };
   const countryRow = countryRowByIso2(store, country);
-  if (countryRow < 0) return [0, 0];
-  return [store.relations.countryPostcodes.start[countryRow]!, store.relations.countryPostcodes.end[countryRow]!];
-}
-
-/** Tree-node bounds of a row range alone (postcodes have no population or kind). */
-function countryRowsPrune([rowStart, rowEnd]: [number, number]): GeoPrune {
-  return { rowStart, rowEnd, maxima: null, minValue: 0, masks: null, mask: 0 };
+  const start = countryRow < 0 ? 0 : store.relations.countryPostcodes.start[countryRow]!;
+  const end = countryRow < 0 ? 0 : store.relations.countryPostcodes.end[countryRow]!;
+  return { filter: (row: number) => row >= start && row < end, prune: { rowStart: start, rowEnd: end, maxima: null, minValue: 0, masks: null, mask: 0 } };
 }
 
 /** type=postcode: postcode records for the caller's tier plus distance_km, nearest first. */
 function nearbyPostcodesBody(ctx: RequestContext, lat: number, lng: number, country: string | null, radiusKm: number, limit: number): string | Uint8Array {
   const store = ctx.store;
-  const filter = postcodeCountryFilter(store, country);
-  const prune = country === null ? null : countryRowsPrune(postcodeCountryRows(store, country));
+  const { filter, prune } = postcodeCountryFilter(store, country);
   const hits = nearbySearch(ctx.engine.search.postcodeGeo(), { lat, lng, radiusKm, limit, filter, prune });
   const projection = projectionFor(POSTCODE_FIELDS, ctx.caller.tier, { extra: ['distance_km'] });
   const rowBytes = store.postcodes.rowBytes;
