@@ -4,10 +4,19 @@
 // snapshot order, as a state's cities are written) at the Coordinates and Full tiers, and
 // autocomplete's 10 random rows at Full with its per-row additions (type, label, score, field).
 // Reported: tinybench's mean and p99 per call, and interpreted ÷ compiled.
+// Then whole lists with `fields`, `sort` or `q` (routes/reference/common.ts listReply): from the
+// records (each row decoded, sorted as objects, JSON.stringify) against from the row bytes (sorted
+// on the sort fields alone, written by the row writer), in one process, bodies checked equal first.
 // Run: `npm run bench -- render` (GEOAPI_BENCH_SNAPSHOT=dir: another snapshot, e.g. the full one).
 import assert from 'node:assert/strict';
 import { Bench } from 'tinybench';
-import { CITY_FIELDS } from '../runtime/render/fields.js';
+import { usageReportOf } from '../runtime/access/usage.js';
+import type { Caller } from '../runtime/contract/index.js';
+import { engineFor } from '../runtime/engine/index.js';
+import { listParams } from '../runtime/routes/params.js';
+import { listReply, type ListSpec } from '../runtime/routes/reference/common.js';
+import type { Reply, RequestContext } from '../runtime/routes/types.js';
+import { CITY_FIELDS, STATE_FIELDS } from '../runtime/render/fields.js';
 import { projectionFor, type Projection } from '../runtime/render/projection.js';
 import { JoinedText, RowJsonWriter, jsonTextOf, writeRowsArray } from '../runtime/render/row-json.js';
 import { cityLabelParentsTextOfRow, searchProjection } from '../runtime/render/search.js';
@@ -98,6 +107,93 @@ export async function runRenderBench(): Promise<void> {
     table.push([item.name, us(before!.mean), us(before!.p99), us(after!.mean), us(after!.p99), `${(before!.mean / after!.mean).toFixed(2)}×`]);
   }
   printTable(['case', 'interpreted mean', 'p99', 'compiled mean', 'p99', 'interpreted ÷ compiled'], table);
+  console.log('\nlists with fields, sort or q: from the records vs from the row bytes');
+  await runListBench(store);
+}
+
+const CALLER: Caller = { keyId: 'bench', plan: 'business', tierName: 'business', tier: 'full', countryTier: 'full', rank: 4 };
+
+interface ListCase {
+  name: string;
+  /** The list's reply for `query`, from the row bytes or from the records. */
+  reply(fromRows: boolean): Reply;
+}
+
+function listCaseOf(store: Store, name: string, entity: 'cities' | 'states', rows: [number, number], query: Record<string, string>): ListCase {
+  const ctx: RequestContext = {
+    params: {},
+    query: new Map(Object.entries(query)),
+    header: () => undefined,
+    caller: CALLER,
+    engine: engineFor(store),
+    store,
+    now: new Date(),
+    requireFeature: () => {},
+    hasFeature: () => true,
+    usage: () => usageReportOf(CALLER.plan, undefined, Date.now()),
+  };
+  const set = entity === 'cities' ? CITY_FIELDS : STATE_FIELDS;
+  const table = store[entity];
+  const [start, end] = rows;
+  const spec: ListSpec<{ name: string }> = {
+    set,
+    tier: 'full',
+    params: listParams(ctx, set, 'full', { q: true, sort: true }),
+    count: end - start,
+    rowAt: (i) => start + i,
+    record: (row) => table.record(row),
+    entity,
+    cacheControl: 'private, max-age=86400',
+  };
+  return { name: `${name}?${new URLSearchParams(query).toString()}`, reply: (fromRows) => listReply(ctx, { ...spec, rowBytes: fromRows ? table.rowBytes : null }) };
+}
+
+function listBody(reply: Reply): string | Uint8Array {
+  return 'render' in reply ? reply.render() : reply.body;
+}
+
+/** Lists with fields, sort or q: from the records against from the row bytes. */
+export async function runListBench(store: Store): Promise<void> {
+  const countryRow = (iso2: string): number => {
+    for (let row = 0; row < store.countries.count; row++) if (store.countries.record(row).iso2 === iso2) return row;
+    throw new Error(`no country ${iso2} in the snapshot`);
+  };
+  const citiesOf = (iso2: string): [number, number] => {
+    const row = countryRow(iso2);
+    return [store.relations.countryCities.start[row]!, store.relations.countryCities.end[row]!];
+  };
+  const firstStateCities = (iso2: string): [number, number] => {
+    const state = store.relations.countryStates.start[countryRow(iso2)]!;
+    return [store.relations.stateCities.start[state]!, store.relations.stateCities.end[state]!];
+  };
+  const everyState: [number, number] = [0, store.states.count];
+  const cases = [
+    listCaseOf(store, 'US cities', 'cities', citiesOf('US'), { sort: 'population:desc' }),
+    listCaseOf(store, 'US cities', 'cities', citiesOf('US'), { fields: 'id,name' }),
+    listCaseOf(store, 'MX cities', 'cities', citiesOf('MX'), { q: 'san' }),
+    listCaseOf(store, "DE's first state's cities", 'cities', firstStateCities('DE'), { sort: 'name:desc', fields: 'id,name,population' }),
+    listCaseOf(store, 'every state', 'states', everyState, { sort: 'name:desc' }),
+    listCaseOf(store, 'every state', 'states', everyState, { fields: 'id,name' }),
+    listCaseOf(store, 'every state', 'states', everyState, { limit: '50', offset: '1000', sort: 'population:desc' }),
+  ];
+  const table: string[][] = [];
+  for (const item of cases) {
+    const expected = Buffer.from(listBody(item.reply(false))).toString('utf8');
+    const bytes = listBody(item.reply(true));
+    assert.equal(Buffer.from(bytes).toString('utf8'), expected, `${item.name}: bodies differ`);
+    const bench = new Bench({ time: 1500, warmupTime: 300 });
+    bench.add('records', () => void listBody(item.reply(false)));
+    bench.add('row bytes', () => void listBody(item.reply(true)));
+    await bench.run();
+    const [before, after] = bench.tasks.map((task) => {
+      const result = task.result;
+      if (!('latency' in result)) throw new Error(`bench task ${task.name} did not complete: ${result.state}`);
+      return result.latency;
+    });
+    const ms = (value: number): string => `${value.toFixed(2)} ms`;
+    table.push([item.name, `${(bytes.length / 1024).toFixed(0)} KiB`, ms(before!.mean), ms(before!.p99), ms(after!.mean), ms(after!.p99), `${(before!.mean / after!.mean).toFixed(1)}×`]);
+  }
+  printTable(['list', 'body', 'records mean', 'p99', 'row bytes mean', 'p99', 'records ÷ row bytes'], table);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runRenderBench();

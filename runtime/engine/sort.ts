@@ -2,8 +2,9 @@
 // (by name), so this runs only when `sort` is given; Array#sort is stable, so equal keys keep
 // that order (deterministic ties).
 //
-// Stable API: sortObjects(items, keys, set) sorts `items` in place and returns it. SortKey comes
-// from params.sortParam. Numbers and decimal text (latitude …) compare numerically, text by
+// Stable API: sortObjects(items, keys, set) sorts `items` in place and returns it; sortBy does the
+// same for items whose values come from a function (list rows read from the table's bytes). SortKey
+// comes from params.sortParam. Numbers and decimal text (latitude …) compare numerically, text by
 // matchKey() then raw text; null/absent values sort as the smallest: first in `asc`, last in
 // `desc` (decisions.md, as SQL's default NULLS order does).
 import { matchKey } from '../text/normalise.js';
@@ -51,15 +52,19 @@ function compareKeys(a: Key, b: Key): number {
 }
 
 export function sortObjects<T extends object>(items: T[], keys: readonly SortKey[], set: SortableFields): T[] {
+  return sortBy(items, keys, set, (item, field) => (item as Record<string, unknown>)[field]);
+}
+
+/** sortObjects over any items: `valueOf(item, field)` is the value the item's object holds under `field`. */
+export function sortBy<T>(items: T[], keys: readonly SortKey[], set: SortableFields, valueOf: (item: T, field: string) => unknown): T[] {
   if (keys.length === 0 || items.length < 2) return items;
   const numeric = keys.map((k) => set.byName.get(k.field)?.sortAs === 'number');
   // Decorate once: matchKey per comparison would dominate the sort.
   const decorated = items.map((item, index) => {
-    const source = item as Record<string, unknown>;
     const primary: Key[] = [];
     const secondary: Key[] = [];
     keys.forEach((k, i) => {
-      const value = source[k.field];
+      const value = valueOf(item, k.field);
       if (numeric[i]) {
         primary.push(numericKey(value));
         secondary.push(null);

@@ -5,7 +5,7 @@ import type { EntityFields, Projection } from '../../render/projection.js';
 import { projectionFor, serializeList } from '../../render/projection.js';
 import { localizeName } from '../../engine/localize.js';
 import type { NamedEntity } from '../../engine/name-keys.js';
-import { sortObjects } from '../../engine/sort.js';
+import { sortBy, sortObjects } from '../../engine/sort.js';
 import type { ListParams, Page } from '../params.js';
 import { ApiError, type Tier } from '../../contract/index.js';
 import { pathSpec } from '../params.js';
@@ -17,6 +17,7 @@ export const CISO_PATH: ParamSpec = pathSpec('ciso', "Country ISO 3166-1 alpha-2
 export const SISO_PATH: ParamSpec = pathSpec('siso', "State code within the country (the state's iso2, e.g. CA).", 'CA');
 import { rowsJson } from '../../render/row-json.js';
 import type { RowBytes } from '../../store/types.js';
+import { RowValues } from '../../store/row-values.js';
 
 /** Spec durations table; every keyed answer is per plan, hence `private`. */
 export const CACHE_DAY = 'private, max-age=86400';
@@ -131,6 +132,7 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
       cacheControlHeaders(spec.cacheControl),
     );
   }
+  if (spec.rowBytes && spec.params.locale === null) return rowListReply(ctx, spec, projection, spec.rowBytes);
   const { page } = spec.params;
   if (page === null) {
     return renderedJson(() => {
@@ -154,6 +156,51 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
     records = records.slice(page.offset, page.offset + page.limit);
   }
   return { status: 200, body: serializeList(projection, records.length, (i) => records[i]!), headers: pageHeaders(spec.cacheControl, total, page) };
+}
+
+const rowValues = new WeakMap<RowBytes, RowValues>();
+
+/**
+ * listReply for a table with row bytes and no locale: the rows are selected (q), ordered (sort, on
+ * the sort fields alone) and written (the projection: `fields`) from the row bytes; no record is
+ * decoded. The same bytes as the records' path (test/routes/list-rows.test.ts).
+ */
+function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>, projection: Projection, rowBytes: RowBytes): Reply {
+  const { q, sort, page } = spec.params;
+  const select = (): number[] => {
+    const rows: number[] = [];
+    if (q === null && sort === null && page !== null) {
+      // A page of the list in its stored order: only the rows of the page.
+      for (let i = page.offset, end = Math.min(spec.count, page.offset + page.limit); i < end; i++) rows.push(spec.rowAt(i));
+      return rows;
+    }
+    for (let i = 0; i < spec.count; i++) {
+      const row = spec.rowAt(i);
+      if (q === null || ctx.engine.rowMatchesQ(spec.entity, row, q.key)) rows.push(row);
+    }
+    if (sort !== null) {
+      let values = rowValues.get(rowBytes);
+      if (values === undefined) rowValues.set(rowBytes, (values = new RowValues(rowBytes)));
+      const reader = values;
+      sortBy(rows, sort, spec.set, (row, name) => {
+        const field = reader.field(name);
+        return field === undefined ? undefined : reader.value(row, field);
+      });
+    }
+    return rows;
+  };
+  if (page === null) {
+    return rendered(() => {
+      const rows = select();
+      return rowsJson(rowBytes, projection, rows.length, (i) => rows[i]!);
+    }, cacheControlHeaders(spec.cacheControl));
+  }
+  const rows = select();
+  const total = q === null && sort === null ? spec.count : rows.length;
+  const shown = q === null && sort === null ? rows : rows.slice(page.offset, page.offset + page.limit);
+  // Copied: the row writer's bytes are borrowed until the next render.
+  const body = Buffer.from(rowsJson(rowBytes, projection, shown.length, (i) => shown[i]!));
+  return { status: 200, body, headers: pageHeaders(spec.cacheControl, total, page) };
 }
 
 /** The records a non-plain list request selects: filtered (q on name/native), sorted on the full records, localized. */

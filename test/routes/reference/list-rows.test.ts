@@ -1,0 +1,146 @@
+// City and state lists with `fields`, `sort`, `q` or a page are written from the row bytes (no
+// record decoded): the same bodies and headers as the records' path, which still serves tables
+// without row bytes and localized lists (routes/reference/common.ts).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApiError } from '../../../runtime/contract/index.js';
+import { CITY_FIELDS, STATE_FIELDS } from '../../../runtime/render/fields.js';
+import { listParams } from '../../../runtime/routes/params.js';
+import { listReply, type ListSpec } from '../../../runtime/routes/reference/common.js';
+import { referenceOperations } from '../../../runtime/routes/reference/index.js';
+import type { Reply } from '../../../runtime/routes/types.js';
+import type { Store } from '../../../runtime/store/types.js';
+import { RowValues } from '../../../runtime/store/row-values.js';
+import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../../support/snapshots.js';
+import { contextFor } from './support/context.js';
+
+const countryCities = referenceOperations.find((o) => o.name === 'countryCities')!;
+
+interface List {
+  what: string;
+  entity: 'cities' | 'states';
+  rows: [start: number, end: number];
+}
+
+function bodyOf(reply: Reply): string {
+  const body = 'render' in reply ? reply.render() : reply.body;
+  return typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
+}
+
+/** The reply of `list` for `query` from the row bytes and from the records; null when the query is a 400. */
+function bothReplies(store: Store, list: List, query: Record<string, string>): [rows: { body: string; headers: unknown }, records: { body: string; headers: unknown }] | null {
+  const ctx = contextFor(store, countryCities, { plan: 'business', query });
+  const set = list.entity === 'cities' ? CITY_FIELDS : STATE_FIELDS;
+  const table = store[list.entity];
+  let params;
+  try {
+    params = listParams(ctx, set, 'full', { q: true, sort: true });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 400) return null;
+    throw err;
+  }
+  const [start, end] = list.rows;
+  const spec: ListSpec<{ name: string }> = {
+    set,
+    tier: 'full',
+    params,
+    count: end - start,
+    rowAt: (i) => start + i,
+    record: (row) => table.record(row),
+    entity: list.entity,
+    cacheControl: 'private, max-age=86400',
+  };
+  assert.ok(table.rowBytes, `${list.entity} have row bytes`);
+  const fromRows = listReply(ctx, { ...spec, rowBytes: table.rowBytes });
+  const rowsAnswer = { body: bodyOf(fromRows), headers: fromRows.headers };
+  const fromRecords = listReply(ctx, { ...spec, rowBytes: null });
+  return [rowsAnswer, { body: bodyOf(fromRecords), headers: fromRecords.headers }];
+}
+
+const QUERIES: Record<string, string>[] = [
+  { fields: 'id,name' },
+  { fields: 'name,population,latitude,translations' },
+  { include_translations: 'true' },
+  { sort: 'name' },
+  { sort: 'name:desc' },
+  { sort: 'population:desc' },
+  { sort: 'population' },
+  { sort: 'latitude:desc,name' },
+  { sort: 'longitude' },
+  { sort: 'id:desc' },
+  { sort: 'native,id:desc' },
+  { sort: 'timezone:desc,name' },
+  { sort: 'wikiDataId' },
+  { sort: 'type,name:desc' },
+  { sort: 'state_code,name' },
+  { sort: 'translations' },
+  { q: 'an' },
+  { q: 'san', sort: 'population:desc' },
+  { q: 'zzzz' },
+  { limit: '3', offset: '1' },
+  { offset: '2' },
+  { limit: '5', offset: '100000' },
+  { limit: '4', sort: 'name:desc', fields: 'name,id' },
+  { limit: '2', offset: '1', q: 'a', sort: 'latitude' },
+  { fields: 'name,state_code', sort: 'population:desc', q: 'ar' },
+];
+
+function checkLists(store: Store, lists: List[], queries: Record<string, string>[]): number {
+  let compared = 0;
+  for (const list of lists) {
+    for (const query of queries) {
+      const replies = bothReplies(store, list, query);
+      if (replies === null) continue;
+      const [rows, records] = replies;
+      assert.equal(rows.body, records.body, `${list.what} ${JSON.stringify(query)}`);
+      assert.deepEqual(rows.headers, records.headers, `${list.what} ${JSON.stringify(query)}: headers`);
+      compared++;
+    }
+  }
+  return compared;
+}
+
+function listsOf(store: Store, countries: string[]): List[] {
+  const lists: List[] = [{ what: 'every state', entity: 'states', rows: [0, store.states.count] }];
+  const { countryCities: cities, countryStates: states, stateCities } = store.relations;
+  for (let countryRow = 0; countryRow < store.countries.count; countryRow++) {
+    const code = store.countries.record(countryRow).iso2;
+    if (!countries.includes(code)) continue;
+    lists.push({ what: `cities of ${code}`, entity: 'cities', rows: [cities.start[countryRow]!, cities.end[countryRow]!] });
+    lists.push({ what: `states of ${code}`, entity: 'states', rows: [states.start[countryRow]!, states.end[countryRow]!] });
+    const firstState = states.start[countryRow]!;
+    if (states.end[countryRow]! > firstState) lists.push({ what: `cities of ${code}'s first state`, entity: 'cities', rows: [stateCities.start[firstState]!, stateCities.end[firstState]!] });
+  }
+  return lists;
+}
+
+describe('lists written from the row bytes', () => {
+  it('read each field of every city, state and postcode row as the decoded record holds it', () => {
+    const { store } = fixtureSnapshot();
+    for (const [entity, table] of [['cities', store.cities], ['states', store.states], ['postcodes', store.postcodes]] as const) {
+      const values = new RowValues(table.rowBytes!);
+      for (let row = 0; row < table.count; row++) {
+        const record = table.record(row) as unknown as Record<string, unknown>;
+        for (const field of table.rowBytes!.layout) assert.deepEqual(values.value(row, field), record[field.name], `${entity} row ${row} ${field.name}`);
+      }
+      assert.equal(values.field('no_such_field'), undefined);
+    }
+  });
+
+  it('answer fields, sort, q and pages with the bytes and headers of the records path (fixture)', () => {
+    const { store } = fixtureSnapshot();
+    const compared = checkLists(store, listsOf(store, ['US', 'GB', 'BR', 'IN', 'DE', 'FR']), QUERIES);
+    assert.ok(compared > 100, `compared ${compared} answers`);
+  });
+
+  it('answer sorted and trimmed whole-country lists with the bytes of the records path (full dataset)', { skip: fullDatasetSkip() }, () => {
+    const { store } = fullSnapshot();
+    const values = new RowValues(store.cities.rowBytes!);
+    for (let row = 0; row < store.cities.count; row += 97) {
+      const record = store.cities.record(row) as unknown as Record<string, unknown>;
+      for (const field of store.cities.rowBytes!.layout) assert.deepEqual(values.value(row, field), record[field.name], `city row ${row} ${field.name}`);
+    }
+    const queries = [{ sort: 'name:desc,id' }, { sort: 'population:desc' }, { sort: 'latitude', fields: 'id,name,latitude' }, { fields: 'id,name,translations' }, { q: 'san', sort: 'native:desc' }, { limit: '50', offset: '100', sort: 'timezone,name' }];
+    checkLists(store, listsOf(store, ['US', 'MX', 'JP', 'CN', 'RU']), queries);
+  });
+});
