@@ -25,6 +25,15 @@ export const subregionCodec: TableCodec<SubregionRecord, fb.Subregion> = {
 
 export const countryCodec: TableCodec<CountryRecord, fb.Country> = {
   newCursor: () => new fb.Country(),
+  layout: layoutOf([
+    ['id', FIELD_INT], ['name', FIELD_STRING_OR_EMPTY], ['iso2', FIELD_STRING_OR_EMPTY], ['iso3', FIELD_STRING_OR_EMPTY],
+    ['numeric_code', FIELD_STRING], ['phonecode', FIELD_STRING], ['capital', FIELD_STRING], ['currency', FIELD_STRING],
+    ['currency_name', FIELD_STRING], ['currency_symbol', FIELD_STRING], ['tld', FIELD_STRING], ['native', FIELD_STRING],
+    ['population', FIELD_DOUBLE_OR_NULL], ['gdp', FIELD_DOUBLE_OR_NULL], ['region', FIELD_STRING], ['region_id', FIELD_INT_OR_NULL],
+    ['subregion', FIELD_STRING], ['subregion_id', FIELD_INT_OR_NULL], ['nationality', FIELD_STRING], ['area_sq_km', FIELD_DOUBLE_OR_NULL],
+    ['postal_code_format', FIELD_STRING], ['postal_code_regex', FIELD_STRING], ['timezones', FIELD_STRING], ['translations', FIELD_JSON_STRING],
+    ['latitude', FIELD_STRING], ['longitude', FIELD_STRING], ['emoji', FIELD_STRING], ['emojiU', FIELD_STRING], ['wikiDataId', FIELD_STRING],
+  ]),
   name: (r) => r.name() ?? '',
   decode: (r) => ({
     id: r.id(),

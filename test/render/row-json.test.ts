@@ -3,7 +3,7 @@
 // escapes strings as JSON.stringify does.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CITY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
+import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
 import { projectionFor } from '../../runtime/render/projection.js';
 import { FieldCopy, JoinedText, JsonBytes, JsonText, RowJsonWriter, jsonTextOf, rowJsonWriter, rowsJson, writeRowsArray } from '../../runtime/render/row-json.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
@@ -15,9 +15,9 @@ import { fixtureDir, tempDir } from '../build-index/support.js';
 const text = (out: JsonBytes) => out.view().toString('utf8');
 
 describe('row JSON writer', () => {
-  it('writes every city and state row as JSON.stringify of its projected record, at every tier', () => {
+  it('writes every city, state and country row as JSON.stringify of its projected record, at every tier', () => {
     const { store } = fixtureSnapshot();
-    for (const [table, set] of [[store.cities, CITY_FIELDS], [store.states, STATE_FIELDS]] as const) {
+    for (const [table, set] of [[store.cities, CITY_FIELDS], [store.states, STATE_FIELDS], [store.countries, COUNTRY_FIELDS]] as const) {
       const rowBytes = table.rowBytes;
       assert.ok(rowBytes, `${set.entity} has a row layout`);
       for (const tier of ['basic', 'coordinates', 'full'] as const) {

@@ -26,6 +26,7 @@ export const countriesList: Operation = {
       count: countries.count,
       rowAt: (i) => i,
       record: (row) => countries.record(row),
+      rowBytes: countries.rowBytes,
       entity: 'countries',
       cacheControl: CACHE_DAY,
     });

@@ -119,6 +119,7 @@ export const subregionCountries: Operation = {
       count: rows.length,
       rowAt: (i) => rows[i]!,
       record: (row) => countries.record(row),
+      rowBytes: countries.rowBytes,
       entity: 'countries',
       cacheControl: CACHE_DAY,
     });

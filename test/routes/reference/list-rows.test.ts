@@ -1,10 +1,10 @@
-// City and state lists with `fields`, `sort`, `q` or a page are written from the row bytes (no
+// City, state and country lists with `fields`, `sort`, `q` or a page are written from the row bytes (no
 // record decoded): the same bodies and headers as the records' path, which still serves tables
 // without row bytes and localized lists (routes/reference/common.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../runtime/contract/index.js';
-import { CITY_FIELDS, STATE_FIELDS } from '../../../runtime/render/fields.js';
+import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from '../../../runtime/render/fields.js';
 import { listParams } from '../../../runtime/routes/params.js';
 import { listReply, type ListSpec } from '../../../runtime/routes/reference/common.js';
 import { referenceOperations } from '../../../runtime/routes/reference/index.js';
@@ -18,7 +18,7 @@ const countryCities = referenceOperations.find((o) => o.name === 'countryCities'
 
 interface List {
   what: string;
-  entity: 'cities' | 'states';
+  entity: 'cities' | 'states' | 'countries';
   rows: [start: number, end: number];
 }
 
@@ -30,7 +30,7 @@ function bodyOf(reply: Reply): string {
 /** The reply of `list` for `query` from the row bytes and from the records; null when the query is a 400. */
 function bothReplies(store: Store, list: List, query: Record<string, string>): [rows: { body: string; headers: unknown }, records: { body: string; headers: unknown }] | null {
   const ctx = contextFor(store, countryCities, { plan: 'business', query });
-  const set = list.entity === 'cities' ? CITY_FIELDS : STATE_FIELDS;
+  const set = list.entity === 'cities' ? CITY_FIELDS : list.entity === 'states' ? STATE_FIELDS : COUNTRY_FIELDS;
   const table = store[list.entity];
   let params;
   try {
@@ -83,6 +83,9 @@ const QUERIES: Record<string, string>[] = [
   { limit: '4', sort: 'name:desc', fields: 'name,id' },
   { limit: '2', offset: '1', q: 'a', sort: 'latitude' },
   { fields: 'name,state_code', sort: 'population:desc', q: 'ar' },
+  { sort: 'gdp:desc,area_sq_km' },
+  { sort: 'region_id,subregion:desc', fields: 'name,iso2,timezones,emojiU' },
+  { sort: 'numeric_code:desc', q: 'ia' },
 ];
 
 function checkLists(store: Store, lists: List[], queries: Record<string, string>[]): number {
@@ -101,7 +104,10 @@ function checkLists(store: Store, lists: List[], queries: Record<string, string>
 }
 
 function listsOf(store: Store, countries: string[]): List[] {
-  const lists: List[] = [{ what: 'every state', entity: 'states', rows: [0, store.states.count] }];
+  const lists: List[] = [
+    { what: 'every state', entity: 'states', rows: [0, store.states.count] },
+    { what: 'every country', entity: 'countries', rows: [0, store.countries.count] },
+  ];
   const { countryCities: cities, countryStates: states, stateCities } = store.relations;
   for (let countryRow = 0; countryRow < store.countries.count; countryRow++) {
     const code = store.countries.record(countryRow).iso2;
@@ -115,9 +121,9 @@ function listsOf(store: Store, countries: string[]): List[] {
 }
 
 describe('lists written from the row bytes', () => {
-  it('read each field of every city, state and postcode row as the decoded record holds it', () => {
+  it('read each field of every city, state, country and postcode row as the decoded record holds it', () => {
     const { store } = fixtureSnapshot();
-    for (const [entity, table] of [['cities', store.cities], ['states', store.states], ['postcodes', store.postcodes]] as const) {
+    for (const [entity, table] of [['cities', store.cities], ['states', store.states], ['countries', store.countries], ['postcodes', store.postcodes]] as const) {
       const values = new RowValues(table.rowBytes!);
       for (let row = 0; row < table.count; row++) {
         const record = table.record(row) as unknown as Record<string, unknown>;
@@ -135,12 +141,14 @@ describe('lists written from the row bytes', () => {
 
   it('answer sorted and trimmed whole-country lists with the bytes of the records path (full dataset)', { skip: fullDatasetSkip() }, () => {
     const { store } = fullSnapshot();
-    const values = new RowValues(store.cities.rowBytes!);
-    for (let row = 0; row < store.cities.count; row += 97) {
-      const record = store.cities.record(row) as unknown as Record<string, unknown>;
-      for (const field of store.cities.rowBytes!.layout) assert.deepEqual(values.value(row, field), record[field.name], `city row ${row} ${field.name}`);
+    for (const [entity, table, step] of [['cities', store.cities, 97], ['countries', store.countries, 1]] as const) {
+      const values = new RowValues(table.rowBytes!);
+      for (let row = 0; row < table.count; row += step) {
+        const record = table.record(row) as unknown as Record<string, unknown>;
+        for (const field of table.rowBytes!.layout) assert.deepEqual(values.value(row, field), record[field.name], `${entity} row ${row} ${field.name}`);
+      }
     }
-    const queries = [{ sort: 'name:desc,id' }, { sort: 'population:desc' }, { sort: 'latitude', fields: 'id,name,latitude' }, { fields: 'id,name,translations' }, { q: 'san', sort: 'native:desc' }, { limit: '50', offset: '100', sort: 'timezone,name' }];
+    const queries = [{ sort: 'name:desc,id' }, { sort: 'population:desc' }, { sort: 'gdp:desc' }, { fields: 'name,timezones,translations' }, { sort: 'latitude', fields: 'id,name,latitude' }, { fields: 'id,name,translations' }, { q: 'san', sort: 'native:desc' }, { limit: '50', offset: '100', sort: 'timezone,name' }];
     checkLists(store, listsOf(store, ['US', 'MX', 'JP', 'CN', 'RU']), queries);
   });
 });
