@@ -19,7 +19,7 @@ export interface SortKey {
   descending: boolean;
 }
 
-type Key = number | string | null;
+type Key = string | null;
 
 function numericKey(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
@@ -55,36 +55,62 @@ export function sortObjects<T extends object>(items: T[], keys: readonly SortKey
   return sortBy(items, keys, set, (item, field) => (item as Record<string, unknown>)[field]);
 }
 
+/**
+ * One sort key's values, by the item's position in the input: numbers (null as -Infinity, which
+ * no value is: the smallest, as null sorts), or the folded and the raw text. `sign` is -1 for `desc`.
+ */
+type Column = { numeric: true; values: Float64Array; sign: number } | { numeric: false; folded: (string | null)[]; raw: (string | null)[]; sign: number };
+
 /** sortObjects over any items: `valueOf(item, field)` is the value the item's object holds under `field`. */
 export function sortBy<T>(items: T[], keys: readonly SortKey[], set: SortableFields, valueOf: (item: T, field: string) => unknown): T[] {
-  if (keys.length === 0 || items.length < 2) return items;
-  const numeric = keys.map((k) => set.byName.get(k.field)?.sortAs === 'number');
-  // Decorate once: matchKey per comparison would dominate the sort.
-  const decorated = items.map((item, index) => {
-    const primary: Key[] = [];
-    const secondary: Key[] = [];
-    keys.forEach((k, i) => {
-      const value = valueOf(item, k.field);
-      if (numeric[i]) {
-        primary.push(numericKey(value));
-        secondary.push(null);
-      } else {
-        const text = textKey(value);
-        primary.push(text === null ? null : foldedText(text));
-        secondary.push(text);
-      }
-    });
-    return { item, index, primary, secondary };
-  });
-  decorated.sort((a, b) => {
-    for (let i = 0; i < keys.length; i++) {
-      const folded = compareKeys(a.primary[i] ?? null, b.primary[i] ?? null);
-      if (folded !== 0) return keys[i]!.descending ? -folded : folded;
-      const raw = compareKeys(a.secondary[i] ?? null, b.secondary[i] ?? null);
-      if (raw !== 0) return keys[i]!.descending ? -raw : raw;
+  const n = items.length;
+  if (keys.length === 0 || n < 2) return items;
+  // Decorate once, into one array per key: matchKey per comparison would dominate the sort, and
+  // comparisons over typed columns stay monomorphic.
+  const columns: Column[] = keys.map((key) => {
+    const sign = key.descending ? -1 : 1;
+    if (set.byName.get(key.field)?.sortAs === 'number') {
+      const values = new Float64Array(n);
+      for (let i = 0; i < n; i++) values[i] = numericKey(valueOf(items[i]!, key.field)) ?? -Infinity;
+      return { numeric: true, values, sign };
     }
-    return a.index - b.index;
+    const folded: (string | null)[] = new Array<string | null>(n);
+    const raw: (string | null)[] = new Array<string | null>(n);
+    for (let i = 0; i < n; i++) {
+      const text = textKey(valueOf(items[i]!, key.field));
+      raw[i] = text;
+      folded[i] = text === null ? null : foldedText(text);
+    }
+    return { numeric: false, folded, raw, sign };
   });
-  for (let i = 0; i < decorated.length; i++) items[i] = decorated[i]!.item;
+  const order: number[] = new Array<number>(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  const only = columns.length === 1 ? columns[0]! : null;
+  if (only !== null && only.numeric) {
+    const { values, sign } = only;
+    order.sort((a, b) => {
+      const x = values[a]!;
+      const y = values[b]!;
+      return x < y ? -sign : x > y ? sign : a - b;
+    });
+  } else {
+    order.sort((a, b) => {
+      for (const column of columns) {
+        if (column.numeric) {
+          const x = column.values[a]!;
+          const y = column.values[b]!;
+          if (x !== y) return x < y ? -column.sign : column.sign;
+          continue;
+        }
+        const folded = compareKeys(column.folded[a]!, column.folded[b]!);
+        if (folded !== 0) return folded * column.sign;
+        const raw = compareKeys(column.raw[a]!, column.raw[b]!);
+        if (raw !== 0) return raw * column.sign;
+      }
+      return a - b;
+    });
+  }
+  const sorted = order.map((i) => items[i]!);
+  for (let i = 0; i < n; i++) items[i] = sorted[i]!;
   return items;
 }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CITY_FIELDS } from '../../runtime/render/fields.js';
-import { sortObjects } from '../../runtime/engine/sort.js';
+import { sortBy, sortObjects } from '../../runtime/engine/sort.js';
+import { matchKey } from '../../runtime/text/normalise.js';
+import { prng } from '../support/random.js';
 
 const rows = () => [
   { id: 1, name: 'Zürich', latitude: '47.37', population: null },
@@ -29,5 +31,55 @@ describe('sortObjects', () => {
   it('applies later keys to break ties', () => {
     const sorted = sortObjects(rows(), [{ field: 'population', descending: false }, { field: 'id', descending: true }], CITY_FIELDS);
     assert.deepEqual(sorted.map((r) => r.id), [1, 4, 3, 2]);
+  });
+});
+
+describe('sortBy', () => {
+  // The documented order, compared pairwise with no decoration: numbers (and decimal text) by
+  // value for numeric fields, else matchKey then raw text; null and absent smallest; ties by input order.
+  function oracle(items: Record<string, unknown>[], keys: { field: string; descending: boolean }[]): Record<string, unknown>[] {
+    const numericOf = (value: unknown): number | null => {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+      return Number.isFinite(n) ? n : null;
+    };
+    const textOf = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+    const cmp = (a: number | string | null, b: number | string | null): number => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : a > b ? 1 : 0);
+    return items
+      .map((item, index) => ({ item, index }))
+      .sort((a, b) => {
+        for (const key of keys) {
+          const sign = key.descending ? -1 : 1;
+          if (CITY_FIELDS.byName.get(key.field)?.sortAs === 'number') {
+            const c = cmp(numericOf(a.item[key.field]), numericOf(b.item[key.field]));
+            if (c !== 0) return c * sign;
+            continue;
+          }
+          const [x, y] = [textOf(a.item[key.field]), textOf(b.item[key.field])];
+          const folded = cmp(x === null ? null : matchKey(x), y === null ? null : matchKey(y));
+          if (folded !== 0) return folded * sign;
+          const raw = cmp(x, y);
+          if (raw !== 0) return raw * sign;
+        }
+        return a.index - b.index;
+      })
+      .map(({ item }) => item);
+  }
+
+  it('orders random items by one to three keys as the documented comparison does (oracle)', () => {
+    const random = prng(16);
+    const pick = <V>(values: readonly V[]): V => values[Math.floor(random() * values.length)]!;
+    const names = ['Aarau', 'aarau', 'Zürich', 'zurich', 'Ängelholm', 'angelholm', 'San  José', 'san jose', 'Łódź', 'Lodz', '', ' x', null];
+    const numbers = [null, 0, -0, 1, -1, 2.5, 1e6, '47.37', '-10.5', ' 3 ', 'abc', '', Infinity, NaN];
+    for (let trial = 0; trial < 300; trial++) {
+      const items = Array.from({ length: 1 + Math.floor(random() * 40) }, (_, id) => {
+        const item: Record<string, unknown> = { id, name: pick(names), latitude: pick(numbers), population: pick(numbers), native: pick(names) };
+        if (random() < 0.1) delete item['native'];
+        return item;
+      });
+      const keys = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({ field: pick(['name', 'latitude', 'population', 'native', 'id']), descending: random() < 0.5 }));
+      const expected = oracle(items, keys).map((item) => item['id']);
+      assert.deepEqual(sortBy([...items], keys, CITY_FIELDS, (item, field) => item[field]).map((item) => item['id']), expected, JSON.stringify(keys));
+      assert.deepEqual(sortObjects([...items], keys, CITY_FIELDS).map((item) => item['id']), expected);
+    }
   });
 });
