@@ -220,16 +220,16 @@ export class CounterTable {
       if (ints[base + S_STATE] === EMPTY || Atomics.load(ints, base + S_STATE) !== READY) continue;
       const keyStart = (base + SLOT_FIELDS) * 4;
       const key = decoder.decode(this.bytes.slice(keyStart, keyStart + ints[base + S_KEYLEN]!));
+      // Nothing is allocated under the lock: an allocation may start a collection, which would
+      // pause this thread (the main one, which saves the counters) with the lock held, and every
+      // worker counting a request of this bucket would wait for it.
       this.lock(base + S_LOCK);
-      const entry = {
-        key,
-        dayId: ints[base + S_DAY]!,
-        dayCount: ints[base + S_DAY_COUNT]!,
-        monthId: ints[base + S_MONTH]!,
-        monthCount: ints[base + S_MONTH_COUNT]!,
-      };
+      const dayId = ints[base + S_DAY]!;
+      const dayCount = ints[base + S_DAY_COUNT]!;
+      const monthId = ints[base + S_MONTH]!;
+      const monthCount = ints[base + S_MONTH_COUNT]!;
       this.unlock(base + S_LOCK);
-      result.push(entry);
+      result.push({ key, dayId, dayCount, monthId, monthCount });
     }
     return result;
   }
