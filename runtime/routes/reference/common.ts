@@ -158,18 +158,20 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
   return { status: 200, body: serializeList(projection, records.length, (i) => records[i]!), headers: pageHeaders(spec.cacheControl, total, page) };
 }
 
-const rowValues = new WeakMap<RowBytes, RowValues>();
+/** Per table, the reader of single fields that sorting uses (built on the first sorted list). */
+const fieldReaders = new WeakMap<RowBytes, RowValues>();
 
 /**
  * listReply for a table with row bytes and no locale: the rows are selected (q), ordered (sort, on
  * the sort fields alone) and written (the projection: `fields`) from the row bytes; no record is
- * decoded. The same bytes as the records' path (test/routes/list-rows.test.ts).
+ * decoded. The same bytes as the records' path (test/routes/reference/list-rows.test.ts).
  */
 function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>, projection: Projection, rowBytes: RowBytes): Reply {
   const { q, sort, page } = spec.params;
+  const storedOrder = q === null && sort === null;
   const select = (): number[] => {
     const rows: number[] = [];
-    if (q === null && sort === null && page !== null) {
+    if (storedOrder && page !== null) {
       // A page of the list in its stored order: only the rows of the page.
       for (let i = page.offset, end = Math.min(spec.count, page.offset + page.limit); i < end; i++) rows.push(spec.rowAt(i));
       return rows;
@@ -179,12 +181,12 @@ function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>
       if (q === null || ctx.engine.rowMatchesQ(spec.entity, row, q.key)) rows.push(row);
     }
     if (sort !== null) {
-      let values = rowValues.get(rowBytes);
-      if (values === undefined) rowValues.set(rowBytes, (values = new RowValues(rowBytes)));
-      const reader = values;
+      let reader = fieldReaders.get(rowBytes);
+      if (reader === undefined) fieldReaders.set(rowBytes, (reader = new RowValues(rowBytes)));
+      const values = reader;
       sortBy(rows, sort, spec.set, (row, name) => {
-        const field = reader.field(name);
-        return field === undefined ? undefined : reader.value(row, field);
+        const field = values.field(name);
+        return field === undefined ? undefined : values.value(row, field);
       });
     }
     return rows;
@@ -196,11 +198,10 @@ function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>
     }, cacheControlHeaders(spec.cacheControl));
   }
   const rows = select();
-  const total = q === null && sort === null ? spec.count : rows.length;
-  const shown = q === null && sort === null ? rows : rows.slice(page.offset, page.offset + page.limit);
+  const shown = storedOrder ? rows : rows.slice(page.offset, page.offset + page.limit);
   // Copied: the row writer's bytes are borrowed until the next render.
   const body = Buffer.from(rowsJson(rowBytes, projection, shown.length, (i) => shown[i]!));
-  return { status: 200, body, headers: pageHeaders(spec.cacheControl, total, page) };
+  return { status: 200, body, headers: pageHeaders(spec.cacheControl, storedOrder ? spec.count : rows.length, page) };
 }
 
 /** The records a non-plain list request selects: filtered (q on name/native), sorted on the full records, localized. */
