@@ -9,14 +9,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import { buildSnapshot } from '../build-index/build.js';
-import { engineFor } from '../runtime/engine/index.js';
 import { configurePostcodeCursors, postcodeOperations } from '../runtime/routes/postcodes/index.js';
 import { PostcodeEngine } from '../runtime/engine/postcodes/engine.js';
 import { postcodeProjection, serializePostcodes } from '../runtime/render/postcodes.js';
 import type { PostcodeRecord } from '../runtime/format/model.js';
 import type { Caller } from '../runtime/contract/index.js';
-import { usageReportOf } from '../runtime/access/usage.js';
-import { bodyOf, type Operation, type RequestContext } from '../runtime/routes/types.js';
+import { bodyOf, type Operation } from '../runtime/routes/types.js';
+import { benchContext } from './request-context.js';
 import { loadStore } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/types.js';
 import { postcodeKey } from '../runtime/text/normalise.js';
@@ -27,21 +26,6 @@ const LIMIT = 50;
 const DEEP_PAGE = 300;
 
 const caller: Caller = { keyId: 'bench', plan: 'supporter', tierName: 'supporter', tier: 'coordinates', countryTier: 'full', rank: 2 };
-
-function contextFor(store: Store, params: Record<string, string>, query: Record<string, string>): RequestContext {
-  return {
-    params,
-    query: new Map(Object.entries(query)),
-    header: () => undefined,
-    caller,
-    engine: engineFor(store),
-    store,
-    now: new Date(),
-    requireFeature: () => {},
-    hasFeature: () => true,
-    usage: () => usageReportOf(caller.plan, undefined, Date.now()),
-  };
-}
 
 function operation(name: string): Operation {
   const op = postcodeOperations.find((o) => o.name === name);
@@ -83,7 +67,7 @@ function cursorOfPage(store: Store, page: number): string {
   const search = operation('postcodeSearch');
   let cursor: string | undefined;
   for (let p = 1; p < page; p++) {
-    const reply = search.handle(contextFor(store, { countryCode: 'US' }, cursor ? { limit: String(LIMIT), cursor } : { limit: String(LIMIT) }));
+    const reply = search.handle(benchContext(store, cursor ? { limit: String(LIMIT), cursor } : { limit: String(LIMIT) }, { caller, params: { countryCode: 'US' } }));
     const body = JSON.parse(String(bodyOf(reply))) as { pagination: { next_cursor: string | null } };
     if (!body.pagination.next_cursor) throw new Error(`US list ends before page ${page}`);
     cursor = body.pagination.next_cursor;
@@ -131,9 +115,9 @@ export async function runPostcodeBench(): Promise<void> {
     const lookupOp = operation('postcodeLookup');
     const searchOp = operation('postcodeSearch');
     const deepCursor = cursorOfPage(store, DEEP_PAGE);
-    const lookupCtx = () => contextFor(store, { countryCode: 'us', code: '90210' }, {});
-    const firstCtx = () => contextFor(store, { countryCode: 'US' }, { limit: String(LIMIT) });
-    const deepCtx = () => contextFor(store, { countryCode: 'US' }, { limit: String(LIMIT), cursor: deepCursor });
+    const lookupCtx = () => benchContext(store, {}, { caller, params: { countryCode: 'us', code: '90210' } });
+    const firstCtx = () => benchContext(store, { limit: String(LIMIT) }, { caller, params: { countryCode: 'US' } });
+    const deepCtx = () => benchContext(store, { limit: String(LIMIT), cursor: deepCursor }, { caller, params: { countryCode: 'US' } });
 
     // Ours first, the garbage-heavy baseline in a second run, so its GC pauses do not land on ours.
     const ours = await measure([

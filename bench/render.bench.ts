@@ -10,12 +10,9 @@
 // Run: `npm run bench -- render` (GEOAPI_BENCH_SNAPSHOT=dir: another snapshot, e.g. the full one).
 import assert from 'node:assert/strict';
 import { Bench } from 'tinybench';
-import { usageReportOf } from '../runtime/access/usage.js';
-import type { Caller } from '../runtime/contract/index.js';
-import { engineFor } from '../runtime/engine/index.js';
 import { listParams } from '../runtime/routes/params.js';
 import { listReply, type ListSpec } from '../runtime/routes/reference/common.js';
-import type { Reply, RequestContext } from '../runtime/routes/types.js';
+import type { Reply } from '../runtime/routes/types.js';
 import { CITY_FIELDS, STATE_FIELDS } from '../runtime/render/fields.js';
 import { projectionFor, type Projection } from '../runtime/render/projection.js';
 import { JoinedText, RowJsonWriter, jsonTextOf, writeRowsArray } from '../runtime/render/row-json.js';
@@ -24,11 +21,21 @@ import { loadStore } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/types.js';
 import { prng } from '../test/support/random.js';
 import { printTable } from './http.bench.js';
+import { benchContext } from './request-context.js';
 import { benchSnapshotDir } from './wrk.js';
 
 const LIST_ROWS = 60;
 const SEARCH_ROWS = 10;
 const SAMPLES = 400;
+
+/** Each task's latency statistics, in the order the tasks were added. */
+function latenciesOf(bench: Bench) {
+  return bench.tasks.map((task) => {
+    const result = task.result;
+    if (!('latency' in result)) throw new Error(`bench task ${task.name} did not complete: ${result.state}`);
+    return result.latency;
+  });
+}
 
 interface Case {
   name: string;
@@ -98,11 +105,7 @@ export async function runRenderBench(): Promise<void> {
     bench.add('interpreted', () => void item.run(interpreted, (a = (a + 1) % SAMPLES)));
     bench.add('compiled', () => void item.run(compiled, (b = (b + 1) % SAMPLES)));
     await bench.run();
-    const [before, after] = bench.tasks.map((task) => {
-      const result = task.result;
-      if (!('latency' in result)) throw new Error(`bench task ${task.name} did not complete: ${result.state}`);
-      return result.latency;
-    });
+    const [before, after] = latenciesOf(bench);
     const us = (ms: number): string => `${(ms * 1000).toFixed(1)} µs`;
     table.push([item.name, us(before!.mean), us(before!.p99), us(after!.mean), us(after!.p99), `${(before!.mean / after!.mean).toFixed(2)}×`]);
   }
@@ -111,8 +114,6 @@ export async function runRenderBench(): Promise<void> {
   await runListBench(store);
 }
 
-const CALLER: Caller = { keyId: 'bench', plan: 'business', tierName: 'business', tier: 'full', countryTier: 'full', rank: 4 };
-
 interface ListCase {
   name: string;
   /** The list's reply for `query`, from the row bytes or from the records. */
@@ -120,18 +121,7 @@ interface ListCase {
 }
 
 function listCaseOf(store: Store, name: string, entity: 'cities' | 'states', rows: [number, number], query: Record<string, string>): ListCase {
-  const ctx: RequestContext = {
-    params: {},
-    query: new Map(Object.entries(query)),
-    header: () => undefined,
-    caller: CALLER,
-    engine: engineFor(store),
-    store,
-    now: new Date(),
-    requireFeature: () => {},
-    hasFeature: () => true,
-    usage: () => usageReportOf(CALLER.plan, undefined, Date.now()),
-  };
+  const ctx = benchContext(store, query);
   const set = entity === 'cities' ? CITY_FIELDS : STATE_FIELDS;
   const table = store[entity];
   const [start, end] = rows;
@@ -153,7 +143,7 @@ function listBody(reply: Reply): string | Uint8Array {
 }
 
 /** Lists with fields, sort or q: from the records against from the row bytes. */
-export async function runListBench(store: Store): Promise<void> {
+async function runListBench(store: Store): Promise<void> {
   const countryRow = (iso2: string): number => {
     for (let row = 0; row < store.countries.count; row++) if (store.countries.record(row).iso2 === iso2) return row;
     throw new Error(`no country ${iso2} in the snapshot`);
@@ -185,11 +175,7 @@ export async function runListBench(store: Store): Promise<void> {
     bench.add('records', () => void listBody(item.reply(false)));
     bench.add('row bytes', () => void listBody(item.reply(true)));
     await bench.run();
-    const [before, after] = bench.tasks.map((task) => {
-      const result = task.result;
-      if (!('latency' in result)) throw new Error(`bench task ${task.name} did not complete: ${result.state}`);
-      return result.latency;
-    });
+    const [before, after] = latenciesOf(bench);
     const ms = (value: number): string => `${value.toFixed(2)} ms`;
     table.push([item.name, `${(bytes.length / 1024).toFixed(0)} KiB`, ms(before!.mean), ms(before!.p99), ms(after!.mean), ms(after!.p99), `${(before!.mean / after!.mean).toFixed(1)}×`]);
   }

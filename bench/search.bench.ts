@@ -25,8 +25,6 @@ import { fileURLToPath } from 'node:url';
 import * as flatbuffers from 'flatbuffers';
 import { Bench } from 'tinybench';
 import { buildSnapshot } from '../build-index/build.js';
-import { engineFor } from '../runtime/engine/index.js';
-import { usageReportOf } from '../runtime/access/usage.js';
 import { autocompleteSearch } from '../runtime/engine/search/autocomplete.js';
 import { searchContext } from '../runtime/engine/search/context.js';
 import { fuzzySearch } from '../runtime/engine/search/fuzzy.js';
@@ -37,8 +35,8 @@ import { filterRows, RowRanges } from '../runtime/engine/search/row-filter.js';
 import { CITY_KINDS, KIND_CODE } from '../runtime/engine/search/city-kind.js';
 import { searchOperations } from '../runtime/routes/search/index.js';
 import { ResponseCache } from '../runtime/http/response-cache.js';
-import type { Caller } from '../runtime/contract/index.js';
-import { bodyOf, type Operation, type RequestContext } from '../runtime/routes/types.js';
+import { bodyOf, type Operation } from '../runtime/routes/types.js';
+import { benchContext } from './request-context.js';
 import { City } from '../runtime/format/generated/geoapi/fb.js';
 import { recordsSection } from '../runtime/format/sections.js';
 import { cityCodec } from '../runtime/store/codecs.js';
@@ -81,23 +79,6 @@ function stats(ms: number[]): Stats {
   return { p50: at(0.5), p99: at(0.99), mean, qps: 1000 / mean, n: sorted.length };
 }
 
-const CALLER: Caller = { keyId: 'bench', plan: 'business', tierName: 'business', tier: 'full', countryTier: 'full', rank: 4 };
-
-function contextOf(store: Store, query: Query): RequestContext {
-  return {
-    params: {},
-    query: new Map(Object.entries(query)),
-    header: () => undefined,
-    caller: CALLER,
-    engine: engineFor(store),
-    store,
-    now: new Date(),
-    requireFeature: () => {},
-    hasFeature: () => true,
-    usage: () => usageReportOf(CALLER.plan, undefined, Date.now()),
-  };
-}
-
 function timeInProcess(store: Store, op: Operation, queries: Query[]): { misses: Stats; hits: Stats } {
   // The HTTP layer's response cache, as the server uses it: a miss renders and inserts, a hit looks up.
   const cache = new ResponseCache(256 * 1024 * 1024, 'bench');
@@ -111,14 +92,14 @@ function timeInProcess(store: Store, op: Operation, queries: Query[]): { misses:
     for (const query of queries) {
       cache.clear();
       const key = `${op.name}${JSON.stringify(query)}`;
-      const context = contextOf(store, query);
+      const context = benchContext(store, query);
       let t = performance.now();
       // As the server does (http/app.ts prepareBody): the rendered bytes, borrowed, straight into the cache.
       const reply = op.handle(context);
       cache.insert(key, 'render' in reply ? reply.render() : reply.body);
       misses.push(performance.now() - t);
       t = performance.now();
-      op.handle(contextOf(store, query));
+      op.handle(benchContext(store, query));
       cache.get(key, 0);
       hits.push(performance.now() - t);
     }
@@ -394,7 +375,7 @@ function fmt(s: Stats): string {
 }
 
 function ourAnswer(store: Store, op: Operation, query: Query): Answer {
-  const items = JSON.parse(String(bodyOf(op.handle(contextOf(store, query))))) as { id: number; match_score: number }[];
+  const items = JSON.parse(String(bodyOf(op.handle(benchContext(store, query))))) as { id: number; match_score: number }[];
   return JSON.stringify(items.map((item) => (op.name === 'fuzzySearch' ? [item.id, item.match_score] : item.id)));
 }
 
@@ -424,7 +405,7 @@ export async function runSearchBench(): Promise<void> {
     const sets = searchQuerySets({ count: cities.count, name: (row) => cities.names[row]!, point: (row) => [cities.lat[row]!, cities.lng[row]!] }, QUERIES);
     const ops = new Map(searchOperations.map((op) => [op.name as OpName, op]));
     // Lazily built lookups (city kinds, country codes) are per Store, not per request: build them first.
-    ops.get('nearbySearch')!.handle(contextOf(store, { lat: '0', lng: '0', kind: 'settlement', country: 'FR' }));
+    ops.get('nearbySearch')!.handle(benchContext(store, { lat: '0', lng: '0', kind: 'settlement', country: 'FR' }));
 
     const postgres = await startPostgres();
     try {

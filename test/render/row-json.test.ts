@@ -1,5 +1,5 @@
 // The row writer (runtime/render/row-json.ts) writes exactly what JSON.stringify of the projected
-// decoded record gives, for every row of the fixture's cities and states at every tier, and
+// decoded record gives, for every row of the fixture's cities, states and countries at every tier, and
 // escapes strings as JSON.stringify does.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
