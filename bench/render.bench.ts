@@ -4,7 +4,7 @@
 // snapshot order, as a state's cities are written) at the Coordinates and Full tiers, and
 // autocomplete's 10 random rows at Full with its per-row additions (type, label, score, field).
 // Reported: tinybench's mean and p99 per call, and interpreted ÷ compiled.
-// Then whole lists with `fields`, `sort` or `q` (routes/reference/common.ts listReply): from the
+// Then whole lists with `fields`, `sort`, `q` or `locale` (routes/reference/common.ts listReply): from the
 // records (each row decoded, sorted as objects, JSON.stringify) against from the row bytes (sorted
 // on the sort fields alone, written by the row writer), in one process, bodies checked equal first.
 // Run: `npm run bench -- render` (GEOAPI_BENCH_SNAPSHOT=dir: another snapshot, e.g. the full one).
@@ -13,7 +13,7 @@ import { Bench } from 'tinybench';
 import { listParams } from '../runtime/routes/params.js';
 import { listReply, type ListSpec } from '../runtime/routes/reference/common.js';
 import type { Reply } from '../runtime/routes/types.js';
-import { CITY_FIELDS, STATE_FIELDS } from '../runtime/render/fields.js';
+import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from '../runtime/render/fields.js';
 import { projectionFor, type Projection } from '../runtime/render/projection.js';
 import { JoinedText, RowJsonWriter, jsonTextOf, writeRowsArray } from '../runtime/render/row-json.js';
 import { cityLabelParentsTextOfRow, searchProjection } from '../runtime/render/search.js';
@@ -110,7 +110,7 @@ export async function runRenderBench(): Promise<void> {
     table.push([item.name, us(before!.mean), us(before!.p99), us(after!.mean), us(after!.p99), `${(before!.mean / after!.mean).toFixed(2)}×`]);
   }
   printTable(['case', 'interpreted mean', 'p99', 'compiled mean', 'p99', 'interpreted ÷ compiled'], table);
-  console.log('\nlists with fields, sort or q: from the records vs from the row bytes');
+  console.log('\nlists with fields, sort, q or locale: from the records vs from the row bytes');
   await runListBench(store);
 }
 
@@ -120,15 +120,15 @@ interface ListCase {
   reply(fromRows: boolean): Reply;
 }
 
-function listCaseOf(store: Store, name: string, entity: 'cities' | 'states', rows: [number, number], query: Record<string, string>): ListCase {
+function listCaseOf(store: Store, name: string, entity: 'cities' | 'states' | 'countries', rows: [number, number], query: Record<string, string>): ListCase {
   const ctx = benchContext(store, query);
-  const set = entity === 'cities' ? CITY_FIELDS : STATE_FIELDS;
+  const set = entity === 'cities' ? CITY_FIELDS : entity === 'states' ? STATE_FIELDS : COUNTRY_FIELDS;
   const table = store[entity];
   const [start, end] = rows;
   const spec: ListSpec<{ name: string }> = {
     set,
     tier: 'full',
-    params: listParams(ctx, set, 'full', { q: true, sort: true }),
+    params: listParams(ctx, set, 'full', { q: true, sort: true, localized: entity === 'countries' }),
     count: end - start,
     rowAt: (i) => start + i,
     record: (row) => table.record(row),
@@ -142,7 +142,7 @@ function listBody(reply: Reply): string | Uint8Array {
   return 'render' in reply ? reply.render() : reply.body;
 }
 
-/** Lists with fields, sort or q: from the records against from the row bytes. */
+/** Lists with fields, sort, q or locale: from the records against from the row bytes. */
 async function runListBench(store: Store): Promise<void> {
   const countryRow = (iso2: string): number => {
     for (let row = 0; row < store.countries.count; row++) if (store.countries.record(row).iso2 === iso2) return row;
@@ -165,6 +165,8 @@ async function runListBench(store: Store): Promise<void> {
     listCaseOf(store, 'every state', 'states', everyState, { sort: 'name:desc' }),
     listCaseOf(store, 'every state', 'states', everyState, { fields: 'id,name' }),
     listCaseOf(store, 'every state', 'states', everyState, { limit: '50', offset: '1000', sort: 'population:desc' }),
+    listCaseOf(store, 'every country', 'countries', [0, store.countries.count], { locale: 'fr' }),
+    listCaseOf(store, 'every country', 'countries', [0, store.countries.count], { sort: 'population:desc', fields: 'id,name,iso2,emoji' }),
   ];
   const table: string[][] = [];
   for (const item of cases) {

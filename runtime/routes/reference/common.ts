@@ -15,7 +15,7 @@ import { rendered, type ParamSpec, type RequestContext, type Reply } from '../ty
 export const CISO_PATH: ParamSpec = pathSpec('ciso', "Country ISO 3166-1 alpha-2 or alpha-3 code, any case (US, usa).", 'US');
 /** `{siso}`: a state's code within its country (the iso2 column). */
 export const SISO_PATH: ParamSpec = pathSpec('siso', "State code within the country (the state's iso2, e.g. CA).", 'CA');
-import { rowsJson } from '../../render/row-json.js';
+import { rowJsonWriter, rowsJson, writeRowsArray } from '../../render/row-json.js';
 import type { RowBytes } from '../../store/types.js';
 import { RowValues } from '../../store/row-values.js';
 
@@ -132,7 +132,7 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
       cacheControlHeaders(spec.cacheControl),
     );
   }
-  if (spec.rowBytes && spec.params.locale === null) return rowListReply(ctx, spec, projection, spec.rowBytes);
+  if (spec.rowBytes) return rowListReply(ctx, spec, projection, spec.rowBytes);
   const { page } = spec.params;
   if (page === null) {
     return renderedJson(() => {
@@ -161,13 +161,40 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
 /** Per table, the reader of single fields that sorting uses (built on the first sorted list). */
 const fieldReaders = new WeakMap<RowBytes, RowValues>();
 
+/** The names withLocale adds, computed per row (when the projection holds them). */
+const LOCALIZED_NAMES = ['localized_name', 'matched_locale'] as const;
+
+/** The reader of single fields of a table's rows, made once per table. */
+function fieldReaderOf(rowBytes: RowBytes): RowValues {
+  let reader = fieldReaders.get(rowBytes);
+  if (reader === undefined) fieldReaders.set(rowBytes, (reader = new RowValues(rowBytes)));
+  return reader;
+}
+
 /**
- * listReply for a table with row bytes and no locale: the rows are selected (q), ordered (sort, on
- * the sort fields alone) and written (the projection: `fields`) from the row bytes; no record is
- * decoded. The same bytes as the records' path (test/routes/reference/list-rows.test.ts).
+ * The rows as a JSON array: with `locale`, each row's localized_name and matched_locale (as
+ * withLocale computes them from its name, native and translations) come in as the writer's extras.
+ */
+function rowsBodyOf(rowBytes: RowBytes, projection: Projection, rows: readonly number[], locale: string | null): Buffer {
+  const localizedNames = locale === null ? [] : LOCALIZED_NAMES.filter((name) => projection.names.includes(name));
+  if (localizedNames.length === 0) return rowsJson(rowBytes, projection, rows.length, (i) => rows[i]!);
+  const values = fieldReaderOf(rowBytes);
+  const [name, native, translations] = (['name', 'native', 'translations'] as const).map((field) => values.field(field)!);
+  const items = rows.map((row) => ({ row }));
+  return writeRowsArray(rowJsonWriter(rowBytes, projection, localizedNames), items, new Array<unknown>(localizedNames.length), (extras, { row }) => {
+    const localizedName = localizeName(locale!, values.value(row, name!) as string, values.value(row, native!) as string | null, values.value(row, translations!) as string | null);
+    for (let i = 0; i < localizedNames.length; i++) extras[i] = localizedName[localizedNames[i]!];
+  });
+}
+
+/**
+ * listReply for a table with row bytes: the rows are selected (q), ordered (sort, on the sort
+ * fields alone) and written (the projection: `fields`, and `locale`'s names) from the row bytes;
+ * no record is decoded. The same bytes as the records' path
+ * (test/routes/reference/list-rows.test.ts).
  */
 function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>, projection: Projection, rowBytes: RowBytes): Reply {
-  const { q, sort, page } = spec.params;
+  const { q, sort, page, locale } = spec.params;
   const storedOrder = q === null && sort === null;
   const select = (): number[] => {
     const rows: number[] = [];
@@ -181,9 +208,7 @@ function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>
       if (q === null || ctx.engine.rowMatchesQ(spec.entity, row, q.key)) rows.push(row);
     }
     if (sort !== null) {
-      let reader = fieldReaders.get(rowBytes);
-      if (reader === undefined) fieldReaders.set(rowBytes, (reader = new RowValues(rowBytes)));
-      const values = reader;
+      const values = fieldReaderOf(rowBytes);
       sortBy(rows, sort, spec.set, (row, name) => {
         const field = values.field(name);
         return field === undefined ? undefined : values.value(row, field);
@@ -192,15 +217,12 @@ function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>
     return rows;
   };
   if (page === null) {
-    return rendered(() => {
-      const rows = select();
-      return rowsJson(rowBytes, projection, rows.length, (i) => rows[i]!);
-    }, cacheControlHeaders(spec.cacheControl));
+    return rendered(() => rowsBodyOf(rowBytes, projection, select(), locale), cacheControlHeaders(spec.cacheControl));
   }
   const rows = select();
   const shown = storedOrder ? rows : rows.slice(page.offset, page.offset + page.limit);
   // Copied: the row writer's bytes are borrowed until the next render.
-  const body = Buffer.from(rowsJson(rowBytes, projection, shown.length, (i) => shown[i]!));
+  const body = Buffer.from(rowsBodyOf(rowBytes, projection, shown, locale));
   return { status: 200, body, headers: pageHeaders(spec.cacheControl, storedOrder ? spec.count : rows.length, page) };
 }
 

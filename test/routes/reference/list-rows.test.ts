@@ -1,6 +1,6 @@
-// City, state and country lists with `fields`, `sort`, `q` or a page are written from the row bytes (no
-// record decoded): the same bodies and headers as the records' path, which still serves tables
-// without row bytes and localized lists (routes/reference/common.ts).
+// City, state and country lists with `fields`, `sort`, `q`, `locale` or a page are written from the
+// row bytes (no record decoded): the same bodies and headers as the records' path, which still
+// serves the tables without row bytes (routes/reference/common.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../runtime/contract/index.js';
@@ -34,7 +34,7 @@ function bothReplies(store: Store, list: List, query: Record<string, string>): [
   const table = store[list.entity];
   let params;
   try {
-    params = listParams(ctx, set, 'full', { q: true, sort: true });
+    params = listParams(ctx, set, 'full', { q: true, sort: true, localized: list.entity === 'countries' });
   } catch (err) {
     if (err instanceof ApiError && err.status === 400) return null;
     throw err;
@@ -86,6 +86,13 @@ const QUERIES: Record<string, string>[] = [
   { sort: 'gdp:desc,area_sq_km' },
   { sort: 'region_id,subregion:desc', fields: 'name,iso2,timezones,emojiU' },
   { sort: 'numeric_code:desc', q: 'ia' },
+  // locale: countries only (the others refuse it, a 400 that is skipped here)
+  { locale: 'fr' },
+  { locale: 'pt-br', sort: 'name:desc' },
+  { locale: 'zh', fields: 'name,iso2' },
+  { locale: 'xx', q: 'an' },
+  { locale: 'en', limit: '3', offset: '2' },
+  { locale: 'de', include_translations: 'true', sort: 'population:desc' },
 ];
 
 function checkLists(store: Store, lists: List[], queries: Record<string, string>[]): number {
@@ -148,7 +155,7 @@ describe('lists written from the row bytes', () => {
         for (const field of table.rowBytes!.layout) assert.deepEqual(values.value(row, field), record[field.name], `${entity} row ${row} ${field.name}`);
       }
     }
-    const queries = [{ sort: 'name:desc,id' }, { sort: 'population:desc' }, { sort: 'gdp:desc' }, { fields: 'name,timezones,translations' }, { sort: 'latitude', fields: 'id,name,latitude' }, { fields: 'id,name,translations' }, { q: 'san', sort: 'native:desc' }, { limit: '50', offset: '100', sort: 'timezone,name' }];
+    const queries = [{ sort: 'name:desc,id' }, { sort: 'population:desc' }, { sort: 'gdp:desc' }, { fields: 'name,timezones,translations' }, { locale: 'ja' }, { locale: 'es', sort: 'name' }, { sort: 'latitude', fields: 'id,name,latitude' }, { fields: 'id,name,translations' }, { q: 'san', sort: 'native:desc' }, { limit: '50', offset: '100', sort: 'timezone,name' }];
     checkLists(store, listsOf(store, ['US', 'MX', 'JP', 'CN', 'RU']), queries);
   });
 });
