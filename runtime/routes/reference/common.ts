@@ -158,18 +158,17 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
   return { status: 200, body: serializeList(projection, records.length, (i) => records[i]!), headers: pageHeaders(spec.cacheControl, total, page) };
 }
 
-/** Per table, the reader of single fields that sorting uses (built on the first sorted list). */
+/** Per table, the reader of single fields of its rows (sort keys, the names `locale` reads). */
 const fieldReaders = new WeakMap<RowBytes, RowValues>();
 
-/** The names withLocale adds, computed per row (when the projection holds them). */
-const LOCALIZED_NAMES = ['localized_name', 'matched_locale'] as const;
-
-/** The reader of single fields of a table's rows, made once per table. */
 function fieldReaderOf(rowBytes: RowBytes): RowValues {
   let reader = fieldReaders.get(rowBytes);
   if (reader === undefined) fieldReaders.set(rowBytes, (reader = new RowValues(rowBytes)));
   return reader;
 }
+
+/** The names withLocale adds, computed per row (when the projection holds them). */
+const LOCALIZED_NAMES = ['localized_name', 'matched_locale'] as const;
 
 /**
  * The rows as a JSON array: with `locale`, each row's localized_name and matched_locale (as
@@ -177,13 +176,15 @@ function fieldReaderOf(rowBytes: RowBytes): RowValues {
  */
 function rowsBodyOf(rowBytes: RowBytes, projection: Projection, rows: readonly number[], locale: string | null): Buffer {
   const localizedNames = locale === null ? [] : LOCALIZED_NAMES.filter((name) => projection.names.includes(name));
-  if (localizedNames.length === 0) return rowsJson(rowBytes, projection, rows.length, (i) => rows[i]!);
+  if (locale === null || localizedNames.length === 0) return rowsJson(rowBytes, projection, rows.length, (i) => rows[i]!);
   const values = fieldReaderOf(rowBytes);
-  const [name, native, translations] = (['name', 'native', 'translations'] as const).map((field) => values.field(field)!);
+  const name = values.field('name')!;
+  const native = values.field('native')!;
+  const translations = values.field('translations')!;
   const items = rows.map((row) => ({ row }));
   return writeRowsArray(rowJsonWriter(rowBytes, projection, localizedNames), items, new Array<unknown>(localizedNames.length), (extras, { row }) => {
-    const localizedName = localizeName(locale!, values.value(row, name!) as string, values.value(row, native!) as string | null, values.value(row, translations!) as string | null);
-    for (let i = 0; i < localizedNames.length; i++) extras[i] = localizedName[localizedNames[i]!];
+    const localized = localizeName(locale, values.value(row, name) as string, values.value(row, native) as string | null, values.value(row, translations) as string | null);
+    for (let i = 0; i < localizedNames.length; i++) extras[i] = localized[localizedNames[i]!];
   });
 }
 
