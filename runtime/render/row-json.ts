@@ -15,6 +15,7 @@
 // (row-json-compile.ts).
 import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_JSON_STRING, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from '../store/types.js';
 import { decodeUtf8 } from '../store/record-byte-buffer.js';
+import { fieldOffset, stringAt } from '../store/row-values.js';
 import type { Projection } from './projection.js';
 import { compileRowWrite, type RowWrite } from './row-json-compile.js';
 
@@ -413,16 +414,9 @@ export class RowJsonWriter {
     out.byte(0x22);
   }
 
-  /** Where a field's value sits in the table at `position` (relative), 0 when it is absent. */
-  private offsetOf(position: number, field: FieldLayout): number {
-    const view = this.view;
-    const vtable = position - view.getInt32(position, true);
-    return field.slot < view.getUint16(vtable, true) ? view.getUint16(vtable + field.slot, true) : 0;
-  }
-
   private writeIntAsText(out: JsonBytes, position: number, field: FieldLayout): void {
     if (field.kind !== FIELD_INT && field.kind !== FIELD_INT_OR_NULL) throw new Error(`row writer: ${field.name} is not an int field`);
-    const offset = this.offsetOf(position, field);
+    const offset = fieldOffset(this.view, position, field);
     if (offset === 0 && field.kind === FIELD_INT_OR_NULL) {
       out.ascii('null');
       return;
@@ -434,20 +428,18 @@ export class RowJsonWriter {
 
   private writeNumberFromText(out: JsonBytes, position: number, field: FieldLayout): void {
     if (field.kind !== FIELD_STRING) throw new Error(`row writer: ${field.name} is not a nullable string field`);
-    const offset = this.offsetOf(position, field);
+    const offset = fieldOffset(this.view, position, field);
     if (offset === 0) {
       out.ascii('null');
       return;
     }
-    const at = position + offset;
-    const start = at + this.view.getInt32(at, true);
-    const text = decodeUtf8(this.bytes, start + 4, this.view.getInt32(start, true));
+    const text = stringAt(this.view, this.bytes, position + offset);
     out.number(text.trim() === '' ? NaN : Number(text));
   }
 
   private writeField(out: JsonBytes, position: number, field: FieldLayout): void {
     const view = this.view;
-    const offset = this.offsetOf(position, field);
+    const offset = fieldOffset(this.view, position, field);
     switch (field.kind) {
       case FIELD_INT:
         out.int(offset === 0 ? 0 : view.getInt32(position + offset, true));

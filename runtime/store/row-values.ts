@@ -5,6 +5,18 @@ import { jsonTextFromStored } from '../format/json-text.js';
 import { decodeUtf8 } from './record-byte-buffer.js';
 import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_JSON_STRING, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from './types.js';
 
+/** Where `field`'s value sits in the FlatBuffers table at `position` (relative to it), 0 when absent. */
+export function fieldOffset(view: DataView, position: number, field: FieldLayout): number {
+  const vtable = position - view.getInt32(position, true);
+  return field.slot < view.getUint16(vtable, true) ? view.getUint16(vtable + field.slot, true) : 0;
+}
+
+/** The string whose offset is stored at `at` (a present string field), decoded as the codec decodes it. */
+export function stringAt(view: DataView, bytes: Uint8Array, at: number): string {
+  const start = at + view.getInt32(at, true);
+  return decodeUtf8(bytes, start + 4, view.getInt32(start, true));
+}
+
 export class RowValues {
   private readonly view: DataView;
   private readonly bytes: Uint8Array;
@@ -25,8 +37,7 @@ export class RowValues {
   value(row: number, field: FieldLayout): number | string | null {
     const view = this.view;
     const position = this.rows.tablePosition(row);
-    const vtable = position - view.getInt32(position, true);
-    const offset = field.slot < view.getUint16(vtable, true) ? view.getUint16(vtable + field.slot, true) : 0;
+    const offset = fieldOffset(view, position, field);
     switch (field.kind) {
       case FIELD_INT:
         return offset === 0 ? 0 : view.getInt32(position + offset, true);
@@ -36,9 +47,7 @@ export class RowValues {
         return offset === 0 ? null : view.getFloat64(position + offset, true);
       default: {
         if (offset === 0) return field.kind === FIELD_STRING_OR_EMPTY ? '' : null;
-        const at = position + offset;
-        const start = at + view.getInt32(at, true);
-        const text = decodeUtf8(this.bytes, start + 4, view.getInt32(start, true));
+        const text = stringAt(view, this.bytes, position + offset);
         return field.kind === FIELD_JSON_STRING ? jsonTextFromStored(text) : text;
       }
     }
