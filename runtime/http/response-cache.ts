@@ -98,23 +98,24 @@ interface Variant {
 
 /** A body ready to send in any coding the client accepts; variants are compressed once each. */
 export class PreparedBody {
-  private br: Variant | undefined;
-  private gzip: Variant | undefined;
-  /**
-   * Set by the cache holding this body: takes a new variant's bytes (and counts them), returns
-   * the bytes to send from now on (a copy in its ring, or the same bytes when it does not keep them).
-   */
-  keep: ((coding: 'br' | 'gzip', bytes: Uint8Array, etag: string | null) => Uint8Array) | null = null;
+  private brVariant: Variant | undefined;
+  private gzipVariant: Variant | undefined;
 
   constructor(
-    /** The identity body: UTF-8 bytes when cached, the handler's string for a one-off answer. */
-    readonly identity: string | Uint8Array,
+    /** The identity body: UTF-8 bytes, or the handler's string for a one-off answer; null when a subclass supplies `identity`. */
+    private readonly content: string | Uint8Array | null,
     /** Strong ETag of the identity body, or null for an answer without a validator (no-store). */
     readonly etag: string | null,
   ) {}
 
+  /** The identity body. */
+  get identity(): string | Uint8Array {
+    return this.content!;
+  }
+
   get length(): number {
-    return typeof this.identity === 'string' ? this.identity.length : this.identity.byteLength;
+    const identity = this.identity;
+    return typeof identity === 'string' ? identity.length : identity.byteLength;
   }
 
   /** The bytes (or text) to send for `encoding` (null: identity), compressed with `compression` the first time. */
@@ -127,23 +128,31 @@ export class PreparedBody {
     return encoding === null ? this.etag : this.variant(encoding, compression).etag;
   }
 
+  /** Forgets a variant (the cache's ring reused its bytes): the next request for it compresses again. */
+  forget(coding: 'br' | 'gzip'): void {
+    if (coding === 'br') this.brVariant = undefined;
+    else this.gzipVariant = undefined;
+  }
+
+  /**
+   * Takes a new variant's bytes and returns the bytes to send from now on: a cached body copies
+   * them into its cache's ring (and counts them); a one-off answer keeps them as they are.
+   */
+  protected keepVariant(_coding: 'br' | 'gzip', bytes: Uint8Array, _etag: string | null): Uint8Array {
+    return bytes;
+  }
+
   // A process compresses with one setting, so a variant made once stands for every later request.
   private variant(encoding: 'br' | 'gzip', compression: CompressionSettings): Variant {
-    let variant = encoding === 'br' ? this.br : this.gzip;
+    let variant = encoding === 'br' ? this.brVariant : this.gzipVariant;
     if (variant === undefined) {
       const etag = this.etag === null ? null : variantEtag(this.etag, encoding);
       const bytes = compress(this.identity, encoding, compression);
-      variant = { bytes: this.keep !== null ? this.keep(encoding, bytes, etag) : bytes, etag };
-      if (encoding === 'br') this.br = variant;
-      else this.gzip = variant;
+      variant = { bytes: this.keepVariant(encoding, bytes, etag), etag };
+      if (encoding === 'br') this.brVariant = variant;
+      else this.gzipVariant = variant;
     }
     return variant;
-  }
-
-  /** Forgets a variant (the cache's ring reused its bytes): the next request for it compresses again. */
-  forget(coding: 'br' | 'gzip'): void {
-    if (coding === 'br') this.br = undefined;
-    else this.gzip = undefined;
   }
 }
 
@@ -178,25 +187,50 @@ export function responseKey(parts: ResponseKeyParts): string {
   return key + SEP + parts.tier + SEP + parts.countryTier + SEP + parts.honoured;
 }
 
-interface Entry {
-  key: string;
-  prepared: PreparedBody;
-  /** The body's bytes in the ring: [start, end), written in lap `lap`. */
-  start: number;
-  end: number;
-  lap: number;
+/**
+ * A cached answer: its prepared body and its place in the cache, one object. Everything an entry
+ * holds lives as long as the entry, in the old generation, where every full collection marks it
+ * (tens of thousands per thread under the report's mix): the body is a view made per request, not
+ * one kept per entry, and the cache is reached through a field, not a closure per entry.
+ */
+class Entry extends PreparedBody {
   /** Used since the eviction sweep last passed it: a hit only sets this (no Map reordering per request). */
-  referenced: boolean;
+  referenced = false;
   /** Used since the ring's head last passed it (the ring's own second chance, apart from the sweep's). */
-  usedInLap: boolean;
-  expiresAtMs: number;
-  /** Its bytes in the budget: body, key, ETag, overhead, and its variants'. */
-  bytes: number;
+  usedInLap = false;
   /** Hits so far (a variant in the ring is given a second chance by a hit since it was written). */
-  hits: number;
+  hits = 0;
   /** Its compressed variants held in the ring, or null. */
-  br: VariantItem | null;
-  gzip: VariantItem | null;
+  br: VariantItem | null = null;
+  gzip: VariantItem | null = null;
+
+  constructor(
+    private readonly cache: ResponseCache,
+    readonly key: string,
+    etag: string,
+    /** The body's bytes in the ring: [start, end), written in lap `lap`. */
+    readonly start: number,
+    readonly end: number,
+    public lap: number,
+    /** When it stops being served, or null (most answers): a number here would be a heap box per entry. */
+    readonly expiresAtMs: number | null,
+    /** Its bytes in the budget: body, key, ETag, overhead, and its variants'. */
+    public bytes: number,
+  ) {
+    super(null, etag);
+  }
+
+  override get identity(): Uint8Array {
+    return this.cache.ringView(this.start, this.end);
+  }
+
+  override get length(): number {
+    return this.end - this.start;
+  }
+
+  protected override keepVariant(coding: 'br' | 'gzip', bytes: Uint8Array, etag: string | null): Uint8Array {
+    return this.cache.keepVariant(this, coding, bytes, etag);
+  }
 }
 
 /**
@@ -335,7 +369,7 @@ export class ResponseCache {
       this.misses++;
       return undefined;
     }
-    if (entry.expiresAtMs <= nowMs) {
+    if (entry.expiresAtMs !== null && entry.expiresAtMs <= nowMs) {
       this.drop(key, entry);
       this.expirations++;
       this.misses++;
@@ -345,7 +379,7 @@ export class ResponseCache {
     entry.usedInLap = true;
     entry.hits++;
     this.hits++;
-    return entry.prepared;
+    return entry;
   }
 
   /** Prepares `body` (bytes and ETag, computed once here) and keeps it under `key` until `expiresAtMs`. */
@@ -366,14 +400,17 @@ export class ResponseCache {
     const ring = this.ring!;
     if (typeof body === 'string') ring.write(body, start, length, 'utf8');
     else ring.set(body, start);
-    const prepared = new PreparedBody(ring.subarray(start, start + length), etag);
-    const entry: Entry = { key, prepared, start, end: start + length, lap: this.ringLap, referenced: false, usedInLap: false, expiresAtMs, bytes: size, hits: 0, br: null, gzip: null };
+    const entry = new Entry(this, key, etag, start, start + length, this.ringLap, expiresAtMs === Infinity ? null : expiresAtMs, size);
     this.ringQueue.push(entry);
     this.entries.set(key, entry);
-    prepared.keep = (coding, bytes, etag) => this.keepVariant(entry, coding, bytes, etag);
     this.heldBytes += size;
     this.evictBeyondBudget(entry);
-    return prepared;
+    return entry;
+  }
+
+  /** Bytes [start, end) of the ring (a cached body or variant; a new view each time, see Entry). */
+  ringView(start: number, end: number): Uint8Array {
+    return this.ring!.subarray(start, end);
   }
 
   /**
@@ -416,8 +453,8 @@ export class ResponseCache {
     this.heldBytes -= entry.bytes;
   }
 
-  /** A variant of a held body, copied into the ring after the bodies (PreparedBody.keep). */
-  private keepVariant(entry: Entry, coding: 'br' | 'gzip', bytes: Uint8Array, etag: string | null): Uint8Array {
+  /** A variant of a held body, copied into the ring after the bodies (Entry.keepVariant). */
+  keepVariant(entry: Entry, coding: 'br' | 'gzip', bytes: Uint8Array, etag: string | null): Uint8Array {
     // Still held? (An evicted body can still be compressed for the request that holds it.)
     if (this.entries.get(entry.key) !== entry || bytes.byteLength > this.ringBytes) return bytes;
     const start = this.allocate(bytes.byteLength);
@@ -448,7 +485,7 @@ export class ResponseCache {
         // Only the variant goes: its body stays, and compresses again when asked.
         const entry = item.entry;
         entry[item.coding] = null;
-        entry.prepared.forget(item.coding);
+        entry.forget(item.coding);
         entry.bytes -= item.bytes;
         this.heldBytes -= item.bytes;
         return false;
