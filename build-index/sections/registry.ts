@@ -4,6 +4,7 @@
 import type { NormalisedDataset } from '../../runtime/format/model.js';
 import { buildPostcodeSections } from './postcodes.js';
 import { buildGeoSections } from './geo.js';
+import { buildNameOrderSections } from './name-order.js';
 import { buildPrefixSections } from './prefix.js';
 import { buildTrigramSections } from './trigram.js';
 
@@ -20,4 +21,5 @@ export const SECTION_BUILDERS: RegisteredBuilder[] = [
   { name: 'geo', build: buildGeoSections },
   { name: 'prefix', build: buildPrefixSections },
   { name: 'trigram', build: buildTrigramSections },
+  { name: 'name order', build: buildNameOrderSections },
 ];

@@ -6,6 +6,7 @@ import type { Store } from '../store/types.js';
 import { countryRowByIso2, countryRowByIso3, countryRowByNumericCode, countryRowsOfSubregion, resolveCountryRow } from './countries.js';
 import { currencyList, type CurrencyInfo } from './currency.js';
 import { rowMatchesQ, type NamedEntity } from './name-keys.js';
+import { checkNameRanks, nameRanks } from './name-order.js';
 import { perStore } from './per-store.js';
 import { matchPhoneDigits, phoneEntries, phoneEntriesByCode, phoneEntryOfRow, type PhoneEntry, type PhoneMatch } from './phone.js';
 import { PostcodeEngine } from './postcodes/engine.js';
@@ -73,6 +74,13 @@ export class Engine {
     return rowMatchesQ(this.store, entity, row, key);
   }
 
+  // `sort=name` of the lists (name-order.ts).
+
+  /** Each row's rank in name order, or null when the snapshot has none for `entity`. */
+  nameRanks(entity: NamedEntity): Int32Array | null {
+    return nameRanks(this.store, entity);
+  }
+
   // Currency, phone, timezone.
 
   currencies(code: string | null): CurrencyInfo[] {
@@ -136,6 +144,8 @@ export function preparationSteps(store: Store): (() => void)[] {
     // Nearby's per-node bounds (filters that would reject whole parts of the tree).
     () => engine.search.postcodeGeo().geo.prepare(),
     () => engine.search.nodeCityKindMasks(),
+    // Opened now; a malformed section is reported here (its name sorts fold the names instead).
+    ...Object.values(ENTITY_OF).map((entity) => () => checkNameRanks(store, entity)),
   ];
   for (const entity of Object.values(ENTITY_OF)) {
     steps.push(

@@ -35,20 +35,30 @@ function textKey(value: unknown): string | null {
   return typeof value === 'string' ? value : String(value);
 }
 
-const PRINTABLE_ASCII_RE = /^[\x20-\x7e]*$/;
-const SPACES_RE = /\s+/g;
-
-/** matchKey() with a fast path: for printable ASCII it reduces to lower case + collapsed spaces. */
-function foldedText(text: string): string {
-  return PRINTABLE_ASCII_RE.test(text) ? text.toLowerCase().replace(SPACES_RE, ' ').trim() : matchKey(text);
-}
-
 /** Ascending order with null smallest. */
 function compareKeys(a: Key, b: Key): number {
   if (a === b) return 0;
   if (a === null) return -1;
   if (b === null) return 1;
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const numberSortedSets = new WeakMap<SortableFields, Map<string, SortableFields>>();
+
+/**
+ * `set` with `field` compared as a number: for values that stand for the field's own (a name's
+ * rank in name order, runtime/format/name-order.ts). One object per (set, field).
+ */
+export function numberSorted(set: SortableFields, field: string): SortableFields {
+  let byField = numberSortedSets.get(set);
+  if (byField === undefined) numberSortedSets.set(set, (byField = new Map()));
+  let sorted = byField.get(field);
+  if (sorted === undefined) {
+    const byName = new Map(set.byName);
+    byName.set(field, { sortAs: 'number' });
+    byField.set(field, (sorted = { byName }));
+  }
+  return sorted;
 }
 
 export function sortObjects<T extends object>(items: T[], keys: readonly SortKey[], set: SortableFields): T[] {
@@ -79,7 +89,7 @@ export function sortBy<T>(items: T[], keys: readonly SortKey[], set: SortableFie
     for (let i = 0; i < n; i++) {
       const text = textKey(valueOf(items[i]!, key.field));
       raw[i] = text;
-      folded[i] = text === null ? null : foldedText(text);
+      folded[i] = text === null ? null : matchKey(text);
     }
     return { numeric: false, folded, raw, sign };
   });

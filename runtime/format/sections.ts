@@ -110,3 +110,11 @@ export const CHANGES_SECTION = 'changes';
  * rule-4 value per city row — layout in runtime/format/prominence.ts.
  */
 export const PROMINENCE_SECTION = 'prominence.cities';
+
+/**
+ * `order.<entity>` (optional; absent from snapshots built before it): each row's rank in name
+ * order — layout in runtime/format/name-order.ts. `sort=name` on a list compares these numbers.
+ */
+export function nameOrderSection(entity: NamedEntity): string {
+  return `order.${entity}`;
+}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildGeoSections, parseCoordinate } from '../../build-index/sections/geo.js';
+import { buildNameOrderSections } from '../../build-index/sections/name-order.js';
 import { buildPrefixSections, translationValues } from '../../build-index/sections/prefix.js';
 import { SECTION_BUILDERS } from '../../build-index/sections/registry.js';
 import { buildTrigramSections } from '../../build-index/sections/trigram.js';
@@ -47,14 +48,15 @@ function dataset(): NormalisedDataset {
 describe('index section builders', () => {
   it('are registered with the build', () => {
     const names = SECTION_BUILDERS.map((b) => b.build);
-    for (const build of [buildGeoSections, buildPrefixSections, buildTrigramSections]) assert.ok(names.includes(build));
+    for (const build of [buildGeoSections, buildPrefixSections, buildTrigramSections, buildNameOrderSections]) assert.ok(names.includes(build));
   });
 
   it('name every section as the architecture lists, within 32 ASCII characters', () => {
     const ds = dataset();
-    const names = [...Object.keys(buildGeoSections(ds)), ...Object.keys(buildPrefixSections(ds)), ...Object.keys(buildTrigramSections(ds))].sort();
+    const names = [...Object.keys(buildGeoSections(ds)), ...Object.keys(buildPrefixSections(ds)), ...Object.keys(buildTrigramSections(ds)), ...Object.keys(buildNameOrderSections(ds))].sort();
     assert.deepEqual(names, [
       'geo.cities', 'geo.countries', 'geo.postcodes', 'geo.states',
+      'order.cities', 'order.countries', 'order.states',
       'prefix-tr.cities', 'prefix-tr.countries', 'prefix-tr.states', 'prefix.cities', 'prefix.countries', 'prefix.states',
       'trigram-ua.cities', 'trigram-ua.countries', 'trigram-ua.states', 'trigram.cities', 'trigram.countries', 'trigram.states',
     ]);

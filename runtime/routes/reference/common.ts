@@ -5,7 +5,7 @@ import type { EntityFields, Projection } from '../../render/projection.js';
 import { projectionFor, serializeList } from '../../render/projection.js';
 import { localizeName } from '../../engine/localize.js';
 import type { NamedEntity } from '../../engine/name-keys.js';
-import { sortBy, sortObjects } from '../../engine/sort.js';
+import { numberSorted, sortBy, sortObjects } from '../../engine/sort.js';
 import type { ListParams, Page } from '../params.js';
 import { ApiError, type Tier } from '../../contract/index.js';
 import { pathSpec } from '../params.js';
@@ -210,7 +210,10 @@ function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>
     }
     if (sort !== null) {
       const values = fieldReaderOf(rowBytes);
-      sortBy(rows, sort, spec.set, (row, name) => {
+      // Names sort by their precomputed rank (the same order) instead of being read and folded.
+      const ranks = sort.some((key) => key.field === 'name') ? ctx.engine.nameRanks(spec.entity) : null;
+      sortBy(rows, sort, ranks === null ? spec.set : numberSorted(spec.set, 'name'), (row, name) => {
+        if (ranks !== null && name === 'name') return ranks[row];
         const field = values.field(name);
         return field === undefined ? undefined : values.value(row, field);
       });

@@ -11,6 +11,8 @@ import { referenceOperations } from '../../../runtime/routes/reference/index.js'
 import type { Reply } from '../../../runtime/routes/types.js';
 import type { Store } from '../../../runtime/store/types.js';
 import { RowValues } from '../../../runtime/store/row-values.js';
+import { loadSnapshotBytes, openStore } from '../../../runtime/store/index.js';
+import { engineFor } from '../../../runtime/engine/index.js';
 import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../../support/snapshots.js';
 import { contextFor } from './support/context.js';
 
@@ -144,6 +146,17 @@ describe('lists written from the row bytes', () => {
     const { store } = fixtureSnapshot();
     const compared = checkLists(store, listsOf(store, ['US', 'GB', 'BR', 'IN', 'DE', 'FR']), QUERIES);
     assert.ok(compared > 100, `compared ${compared} answers`);
+  });
+
+  it('sort names the same without the name order sections (a snapshot built before them)', () => {
+    const { dir } = fixtureSnapshot();
+    const bytes = loadSnapshotBytes(dir);
+    const sections = Object.fromEntries(Object.entries(bytes.sections).filter(([name]) => !name.startsWith('order.')));
+    const store = openStore({ ...bytes, sections });
+    assert.equal(engineFor(store).nameRanks('cities'), null);
+    assert.ok(engineFor(fixtureSnapshot().store).nameRanks('cities') !== null, 'the built snapshot has them');
+    const queries = QUERIES.filter((query) => query.sort?.includes('name'));
+    assert.ok(checkLists(store, listsOf(store, ['US', 'GB', 'BR']), queries) > 20);
   });
 
   it('answer sorted and trimmed whole-country lists with the bytes of the records path (full dataset)', { skip: fullDatasetSkip() }, () => {
