@@ -265,6 +265,39 @@ function slowAnswers(before: string, after: string, operation: string): { over5m
  * connections are spread over the workers (node:cluster round-robin, uWS threads), so a few
  * concurrent probes reach each one and answer only after its backlog.
  */
+/**
+ * Keeps only the system being measured running: every other server's processes are stopped
+ * (SIGSTOP) until another system runs or the report ends. An idle server is not idle — naive's
+ * gigabyte heaps go on collecting after its run, PostgreSQL's background workers wake — and on a
+ * 2-core machine whatever it does comes out of the measured system's share (an earlier report
+ * showed ~0.5 cores of "other processes" during one of geoapi's fixed-rate runs).
+ */
+class OnlyRunning {
+  private readonly stopped = new Set<number>();
+
+  /** Stops the processes of `systems` except `running`'s (null: all of them) and continues `running`'s. */
+  only(running: LiveSystem | null, systems: readonly LiveSystem[]): void {
+    const keep = new Set(running?.pids() ?? []);
+    for (const pid of [...this.stopped]) if (keep.has(pid)) this.signal(pid, 'SIGCONT');
+    for (const system of systems) for (const pid of system.pids()) if (!keep.has(pid) && !this.stopped.has(pid)) this.signal(pid, 'SIGSTOP');
+  }
+
+  /** Continues every stopped process. */
+  resumeAll(): void {
+    for (const pid of [...this.stopped]) this.signal(pid, 'SIGCONT');
+  }
+
+  private signal(pid: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Gone already.
+    }
+    if (signal === 'SIGSTOP') this.stopped.add(pid);
+    else this.stopped.delete(pid);
+  }
+}
+
 async function drain(system: LiveSystem, workers: number, probePath: string, key: string): Promise<void> {
   await Promise.all(Array.from({ length: workers * 2 }, () => get(`${system.server.url}${probePath}`, key, 300_000)));
 }
@@ -287,6 +320,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
   const startedAt = new Date().toISOString();
   const tmp = mkdtempSync(join(tmpdir(), 'geoapi-report-'));
   const live: LiveSystem[] = [];
+  const running = new OnlyRunning();
   let bare: Server | null = null;
   let cluster: PgCluster | null = null;
   const errors: string[] = [];
@@ -473,6 +507,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     // ---- geoapi's cost per answer, one at a time (caches still cold for these requests) ---------
     const geoapiServiceTimes: ReportData['serviceTimes'] = {};
     const geoapiMetrics = byName('geoapi').metricsUrl;
+    running.only(byName('geoapi'), live);
     for (const op of OPERATIONS) {
       const before = geoapiMetrics === null ? null : (await get(geoapiMetrics, key)).body;
       const times = await serviceTimes(byName('geoapi').server.url, key, workload.perOperation[op].slice(0, options.serviceSample));
@@ -488,6 +523,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     const barePort = Number(new URL(bare.url).port);
     // The single answers' floor: the same requests one at a time against the bare handler.
     const floorServiceTimes: ReportData['floorServiceTimes'] = {};
+    running.only(null, live);
     for (const op of OPERATIONS) floorServiceTimes[op] = await serviceTimes(bare.url, key, workload.perOperation[op].slice(0, options.serviceSample));
 
     // ---- per operation and the mix: saturation, then half of geoapi's peak ----------------------
@@ -500,6 +536,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       const order = live.map((_, i) => live[(i + index) % live.length]!);
       const result: WorkloadResult = { name, targetRate: 0, bySystem: {}, floor: null };
       for (const system of order) {
+        running.only(system, live);
         if (options.useWrk && options.warmupSeconds > 0) await driver.saturate(system.server.port, key, pathsFile(`${name}-warmup`), options.warmupSeconds);
         await drain(system, options.workers, probePath, key);
         const pids = system.pids();
@@ -539,6 +576,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           stats.fixedSkipped = `peak ${Math.round(stats.saturation.requestsPerSecond).toLocaleString('en-US')} req/s is below the rate`;
           continue;
         }
+        running.only(system, live);
         const pids = system.pids();
         const cpuBefore = cpuSeconds(pids);
         const busyBefore = machineBusySeconds();
@@ -562,6 +600,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       }
       // The same fixed rate, generator and request list against the bare handler: what the machine
       // and the generator alone add to every answer's latency while this report runs.
+      running.only(null, live);
       if (result.bySystem.geoapi?.fixed) result.floor = await driver.fixedRate(barePort, key, pathsFile(name), options.fixedSeconds, result.targetRate);
       results.push(result);
       log(
@@ -573,6 +612,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     let browser: ReportData['browser'] = null;
     const geoapiSystem = live.find((system) => system.name === 'geoapi');
     if (geoapiSystem !== undefined) {
+      running.only(geoapiSystem, live);
       const runs: BrowserRun[] = [];
       for (const name of BROWSER_WORKLOADS) {
         const measured: { saturation: SaturationResult; cores: number }[] = [];
@@ -592,6 +632,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       browser = { acceptEncoding: BROWSER_ACCEPT_ENCODING, runs };
     }
 
+    running.resumeAll();
     let responseCache: ReportData['responseCache'] = null;
     let workerMemory: ReportData['workerMemory'] = null;
     for (const system of live) {
@@ -627,6 +668,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
         for (const [index, op] of SEARCH_OPERATIONS.entries()) {
           const order = sized.map((_, i) => sized[(i + index) % sized.length]!);
           for (const system of order) {
+            running.only(system, [...live, ...sized]);
             if (options.useWrk && options.warmupSeconds > 0) await driver.saturate(system.server.port, key, pathsFile(`growth-${op}`), options.warmupSeconds);
             await drain(system, options.workers, probePath, key);
             const saturation = await driver.saturate(system.server.port, key, pathsFile(`growth-${op}`), options.growthSeconds);
@@ -637,6 +679,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
         growth.push(point);
         log(`growth ${percent} % (${cities} cities) done`);
       } finally {
+        running.resumeAll();
         if (percent !== 100) await Promise.all(sized.map((s) => stopServer(s.server)));
       }
     }
@@ -669,6 +712,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       errors,
     };
   } finally {
+    running.resumeAll();
     await Promise.all(live.map((s) => stopServer(s.server)));
     if (bare !== null) await stopChild(bare);
     cluster?.stop();
