@@ -268,18 +268,22 @@ function slowAnswers(before: string, after: string, operation: string): { over5m
 /**
  * Keeps only the system being measured running: every other server's processes are stopped
  * (SIGSTOP) until another system runs or the report ends. An idle server is not idle — naive's
- * gigabyte heaps go on collecting after its run, PostgreSQL's background workers wake — and on a
- * 2-core machine whatever it does comes out of the measured system's share (an earlier report
- * showed ~0.5 cores of "other processes" during one of geoapi's fixed-rate runs).
+ * gigabyte heaps go on collecting after its run — and on a 2-core machine whatever it does comes
+ * out of the measured system's share (an earlier report showed ~0.5 cores of "other processes"
+ * during one of geoapi's fixed-rate runs). Only the HTTP servers' own processes are stopped, not
+ * PostgreSQL's cluster: its backends work only for its (stopped) server, it forks a backend per
+ * new connection, and the clusters of the growth runs' servers are the same one.
  */
 class OnlyRunning {
   private readonly stopped = new Set<number>();
 
-  /** Stops the processes of `systems` except `running`'s (null: all of them) and continues `running`'s. */
+  /** Stops the servers of `systems` except `running` (null: all of them) and continues `running`. */
   only(running: LiveSystem | null, systems: readonly LiveSystem[]): void {
-    const keep = new Set(running?.pids() ?? []);
-    for (const pid of [...this.stopped]) if (keep.has(pid)) this.signal(pid, 'SIGCONT');
-    for (const system of systems) for (const pid of system.pids()) if (!keep.has(pid) && !this.stopped.has(pid)) this.signal(pid, 'SIGSTOP');
+    if (running !== null) for (const pid of serverPids(running)) if (this.stopped.has(pid)) this.signal(pid, 'SIGCONT');
+    for (const system of systems) {
+      if (system === running) continue;
+      for (const pid of serverPids(system)) if (!this.stopped.has(pid)) this.signal(pid, 'SIGSTOP');
+    }
   }
 
   /** Continues every stopped process. */
@@ -296,6 +300,11 @@ class OnlyRunning {
     if (signal === 'SIGSTOP') this.stopped.add(pid);
     else this.stopped.delete(pid);
   }
+}
+
+/** A system's HTTP server: its process and the processes it forked (node:cluster workers). */
+function serverPids(system: LiveSystem): number[] {
+  return processTree(system.server.child.pid!);
 }
 
 async function drain(system: LiveSystem, workers: number, probePath: string, key: string): Promise<void> {
