@@ -212,8 +212,11 @@ class Entry extends PreparedBody {
     readonly start: number,
     readonly end: number,
     public lap: number,
-    /** When it stops being served, or null (most answers): a number here would be a heap box per entry. */
-    readonly expiresAtMs: number | null,
+    /**
+     * When it stops being served, in ms after its cache's epoch (small enough to be stored
+     * unboxed; an absolute time in ms is a heap number per entry), or null (most answers).
+     */
+    readonly expiresAfterEpochMs: number | null,
     /** Its bytes in the budget: body, key, ETag, overhead, and its variants'. */
     public bytes: number,
   ) {
@@ -298,6 +301,8 @@ export interface ResponseCacheStats {
 
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
+  /** Entries' age limits count from here (Entry.expiresAfterEpochMs). */
+  private readonly epochMs = Date.now();
   private heldBytes = 0;
   /**
    * Cached bodies live in one ring buffer, allocated once, as views into it: an ArrayBuffer per
@@ -369,7 +374,7 @@ export class ResponseCache {
       this.misses++;
       return undefined;
     }
-    if (entry.expiresAtMs !== null && entry.expiresAtMs <= nowMs) {
+    if (entry.expiresAfterEpochMs !== null && entry.expiresAfterEpochMs <= nowMs - this.epochMs) {
       this.drop(key, entry);
       this.expirations++;
       this.misses++;
@@ -400,7 +405,7 @@ export class ResponseCache {
     const ring = this.ring!;
     if (typeof body === 'string') ring.write(body, start, length, 'utf8');
     else ring.set(body, start);
-    const entry = new Entry(this, key, etag, start, start + length, this.ringLap, expiresAtMs === Infinity ? null : expiresAtMs, size);
+    const entry = new Entry(this, key, etag, start, start + length, this.ringLap, expiresAtMs === Infinity ? null : expiresAtMs - this.epochMs, size);
     this.ringQueue.push(entry);
     this.entries.set(key, entry);
     this.heldBytes += size;
