@@ -260,12 +260,6 @@ function slowAnswers(before: string, after: string, operation: string): { over5m
 }
 
 /**
- * Waits until a server has worked off what earlier runs left queued (a naive search backlog can
- * outlive the load generator by seconds and would eat into the next system's run). New
- * connections are spread over the workers (node:cluster round-robin, uWS threads), so a few
- * concurrent probes reach each one and answer only after its backlog.
- */
-/**
  * Keeps only the system being measured running: every other server's processes are stopped
  * (SIGSTOP) until another system runs or the report ends. An idle server is not idle — naive's
  * gigabyte heaps go on collecting after its run — and on a 2-core machine whatever it does comes
@@ -307,6 +301,12 @@ function serverPids(system: LiveSystem): number[] {
   return processTree(system.server.child.pid!);
 }
 
+/**
+ * Waits until a server has worked off what earlier runs left queued (a naive search backlog can
+ * outlive the load generator by seconds and would eat into the next system's run). New
+ * connections are spread over the workers (node:cluster round-robin, uWS threads), so a few
+ * concurrent probes reach each one and answer only after its backlog.
+ */
 async function drain(system: LiveSystem, workers: number, probePath: string, key: string): Promise<void> {
   await Promise.all(Array.from({ length: workers * 2 }, () => get(`${system.server.url}${probePath}`, key, 300_000)));
 }
