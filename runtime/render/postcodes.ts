@@ -6,6 +6,7 @@ import type { PostcodeRecord } from '../format/model.js';
 import type { RowBytes } from '../store/types.js';
 import { defineEntityFields, projectionFor, serializeObject, type Projection } from './projection.js';
 import { IntAsText, NumberFromText, rowJsonWriter, rowsBody, writeRowsArray } from './row-json.js';
+import { integerText } from '../text/number-text.js';
 
 export const POSTCODE_FIELDS = defineEntityFields('postcodes', [
   ['id', 'basic', 'number'], ['code', 'basic'], ['country_code', 'basic'], ['state_code', 'basic'],
@@ -37,7 +38,7 @@ export function postcodeProjection(tier: Tier, fields: readonly string[] | null)
 }
 
 function idText(id: number | null): string | null {
-  return id === null ? null : String(id);
+  return id === null ? null : integerText(id);
 }
 
 function coordinate(text: string | null): number | null {
@@ -49,13 +50,13 @@ function coordinate(text: string | null): number | null {
 /** Every served field of a record, typed as the spec serves it. */
 export function toApiPostcode(record: PostcodeRecord): ApiPostcode {
   return {
-    id: String(record.id),
+    id: integerText(record.id),
     code: record.code,
     country_code: record.country_code,
     state_code: record.state_code,
     locality_name: record.locality_name,
     type: record.type,
-    country_id: String(record.country_id),
+    country_id: integerText(record.country_id),
     state_id: idText(record.state_id),
     city_id: idText(record.city_id),
     latitude: coordinate(record.latitude),

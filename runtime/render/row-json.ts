@@ -18,6 +18,7 @@ import { decodeUtf8 } from '../store/record-byte-buffer.js';
 import { fieldOffset, stringAt } from '../store/row-values.js';
 import type { Projection } from './projection.js';
 import { compileRowWrite, type RowWrite } from './row-json-compile.js';
+import { DECIMAL_BYTES, INT_BYTES, writeDecimalAt, writeIntAt } from '../text/number-text.js';
 
 const encoder = new TextEncoder();
 
@@ -75,17 +76,18 @@ export class JsonBytes {
 
   /**
    * A number as JSON.stringify writes it (non-finite → null). Without making a string for int32
-   * integers (populations stored as doubles) and for hundredths in [0, 1] (every match_score):
-   * String() of a double costs ~0.1–0.2 µs and a string per value.
+   * integers (populations stored as doubles) and decimals of up to 8 places (match scores,
+   * distances, coordinates): String() of a double costs ~0.1–0.2 µs, and its string is kept in
+   * V8's number-string cache long enough to be promoted (runtime/text/number-text.ts).
    */
   number(value: number): void {
     if ((value | 0) === value) {
       this.int(value); // -0 too: "0", as String(-0)
       return;
     }
-    const hundredths = Math.round(value * 100);
-    // The same double as hundredths / 100 prints the same text as it.
-    if (hundredths >= 0 && hundredths <= 100 && hundredths / 100 === value) this.bytes(HUNDREDTHS[hundredths]!);
+    this.reserve(DECIMAL_BYTES);
+    const end = writeDecimalAt(this.buffer, this.length, value);
+    if (end >= 0) this.length = end;
     else this.ascii(Number.isFinite(value) ? String(value) : 'null');
   }
 
@@ -178,43 +180,6 @@ export class JsonBytes {
     return Buffer.from(this.buffer.buffer, this.buffer.byteOffset, this.length);
   }
 }
-
-/** The most bytes an int32 takes in decimal (-2147483648). */
-const INT_BYTES = 11;
-
-/** Writes an int32 in decimal at `at` (room for INT_BYTES assumed) and returns where it ends. */
-export function writeIntAt(buffer: Uint8Array, at: number, value: number): number {
-  let rest = value;
-  if (rest < 0) {
-    if (rest === -2147483648) {
-      buffer.set(INT32_MIN, at); // its negation is not an int32
-      return at + INT32_MIN.length;
-    }
-    buffer[at++] = 0x2d;
-    rest = -rest;
-  }
-  // Digits from the right, in int32 arithmetic (-0 writes "0", as String(-0)).
-  const end = at + decimalDigits(rest);
-  let position = end;
-  while (rest >= 10) {
-    const tens = (rest / 10) | 0;
-    buffer[--position] = 0x30 + rest - tens * 10;
-    rest = tens;
-  }
-  buffer[--position] = 0x30 + rest;
-  return end;
-}
-
-/** The number of decimal digits of a non-negative int32. */
-function decimalDigits(value: number): number {
-  if (value < 100000) return value < 100 ? (value < 10 ? 1 : 2) : value < 1000 ? 3 : value < 10000 ? 4 : 5;
-  return value < 10000000 ? (value < 1000000 ? 6 : 7) : value < 100000000 ? 8 : value < 1000000000 ? 9 : 10;
-}
-
-const INT32_MIN = encoder.encode('-2147483648');
-
-/** String(k / 100) as bytes, k = 0…100. */
-const HUNDREDTHS = Array.from({ length: 101 }, (_, k) => encoder.encode(String(k / 100)));
 
 const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 /** JSON.stringify's two-character escapes by control byte (0: \u00xx). */

@@ -10,6 +10,7 @@
 // never points earlier than the effective window, as the draft asks).
 import { ALLOWED, DAILY_EXCEEDED, MONTHLY_EXCEEDED } from './counter-table.js';
 import { monthLengthSeconds, secondsUntil, type QuotaWindows } from './windows.js';
+import { integerText } from '../../text/number-text.js';
 
 import type { QuotaCounts, QuotaDecision } from '../quota-hook.js';
 
@@ -55,12 +56,13 @@ export function usageHeaders(limits: BucketLimits, windows: QuotaWindows, nowMs:
   const monthReset = secondsUntil(nowMs, windows.monthResetMs);
   return {
     'X-GEOAPI-Plan': limits.plan,
-    'X-GEOAPI-Daily-Used': String(dayUsed),
+    'X-GEOAPI-Daily-Used': integerText(dayUsed),
     'X-GEOAPI-Daily-Limit': parts.dailyLimit,
-    'X-GEOAPI-Monthly-Used': String(monthUsed),
+    'X-GEOAPI-Monthly-Used': integerText(monthUsed),
     'X-GEOAPI-Monthly-Limit': parts.monthlyLimit,
     'RateLimit-Policy': parts.policy,
-    RateLimit: `"daily";r=${Math.max(0, limits.daily - dayUsed)};t=${dayReset}, "monthly";r=${Math.max(0, limits.monthly - monthUsed)};t=${monthReset}`,
+    // integerText, not String() or `${}`: new counts every request (runtime/text/number-text.ts).
+    RateLimit: `"daily";r=${integerText(Math.max(0, limits.daily - dayUsed))};t=${integerText(dayReset)}, "monthly";r=${integerText(Math.max(0, limits.monthly - monthUsed))};t=${integerText(monthReset)}`,
   };
 }
 
