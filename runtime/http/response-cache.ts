@@ -104,9 +104,14 @@ export class PreparedBody {
   constructor(
     /** The identity body: UTF-8 bytes, or the handler's string for a one-off answer; null when a subclass supplies `identity`. */
     private readonly content: string | Uint8Array | null,
-    /** Strong ETag of the identity body, or null for an answer without a validator (no-store). */
-    readonly etag: string | null,
+    /** Strong ETag of the identity body, or null for an answer without a validator (no-store); null when a subclass supplies `etag`. */
+    private readonly identityEtag: string | null,
   ) {}
+
+  /** Strong ETag of the identity body, or null for an answer without a validator (no-store). */
+  get etag(): string | null {
+    return this.identityEtag;
+  }
 
   /** The identity body. */
   get identity(): string | Uint8Array {
@@ -188,10 +193,13 @@ export function responseKey(parts: ResponseKeyParts): string {
 }
 
 /**
- * A cached answer: its prepared body and its place in the cache, one object. Everything an entry
- * holds lives as long as the entry, in the old generation, where every full collection marks it
- * (tens of thousands per thread under the report's mix): the body is a view made per request, not
- * one kept per entry, and the cache is reached through a field, not a closure per entry.
+ * A cached answer: its prepared body and its place in the cache, one object and no other. Whatever
+ * an entry holds lives as long as the entry, in the old generation, where every full collection
+ * marks it (tens of thousands per thread under the report's mix), and each new entry is promoted
+ * there: so its ETag, its key and its body are bytes in the ring, read per request (a view of the
+ * body, a string of the ETag), and the cache is reached through a field, not a closure per entry.
+ * The ring holds [itemStart, keyStart) the ETag (Latin-1), [keyStart, start) the key (one byte per
+ * code unit, or two when `keyWide`), [start, end) the body.
  */
 class Entry extends PreparedBody {
   /** Used since the eviction sweep last passed it: a hit only sets this (no Map reordering per request). */
@@ -206,9 +214,12 @@ class Entry extends PreparedBody {
 
   constructor(
     private readonly cache: ResponseCache,
-    readonly key: string,
-    etag: string,
-    /** The body's bytes in the ring: [start, end), written in lap `lap`. */
+    /** keyHash of its key: the cache's Map key. */
+    readonly hash: number,
+    /** Its bytes in the ring: [itemStart, end), written in lap `lap` (ETag, key, body: see above). */
+    readonly itemStart: number,
+    readonly keyStart: number,
+    readonly keyWide: boolean,
     readonly start: number,
     readonly end: number,
     public lap: number,
@@ -220,7 +231,11 @@ class Entry extends PreparedBody {
     /** Its bytes in the budget: body, key, ETag, overhead, and its variants'. */
     public bytes: number,
   ) {
-    super(null, etag);
+    super(null, null);
+  }
+
+  override get etag(): string {
+    return this.cache.ringLatin1(this.itemStart, this.keyStart);
   }
 
   override get identity(): Uint8Array {
@@ -256,6 +271,9 @@ interface VariantItem {
 /** What the ring holds: bodies (their entries) and variants, in ring order. */
 type RingItem = Entry | VariantItem;
 
+/** Where a ring item's bytes begin (an entry's with its ETag and key). */
+const ringStartOf = (item: RingItem): number => ('coding' in item ? item.start : item.itemStart);
+
 const isVariant = (item: RingItem): item is VariantItem => 'coding' in item;
 
 /**
@@ -274,12 +292,14 @@ const PREFAULT_MAX_BYTES = 64 * 1024 * 1024;
 const NOT_LATIN1 = /[^\u0000-\u00ff]/;
 
 /**
- * `text` as one flat string. V8 keeps a string built with `+` as a tree of its pieces: a key or
- * ETag kept with each cached answer was ~7 tree nodes and pieces, ~0.4 KiB per answer of a
- * thread's heap (16k answers per thread under the report's mix). Lossless for any code units.
+ * The Map key of a response key: FNV-1a over its UTF-16 code units, 30 bits (a small integer,
+ * stored unboxed in the Map). Two keys with one hash are told apart by the key bytes in the ring;
+ * they cannot both be held (the later insert replaces the earlier).
  */
-function flatCopy(text: string): string {
-  return NOT_LATIN1.test(text) ? Buffer.from(text, 'utf16le').toString('utf16le') : Buffer.from(text, 'latin1').toString('latin1');
+export function keyHash(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash & 0x3fffffff;
 }
 
 /** Bookkeeping per entry beyond its bytes (Map slot, objects): keeps many tiny answers bounded too. */
@@ -300,7 +320,8 @@ export interface ResponseCacheStats {
 }
 
 export class ResponseCache {
-  private readonly entries = new Map<string, Entry>();
+  /** Entries by keyHash of their key (see Entry for where the key itself is). */
+  private readonly entries = new Map<number, Entry>();
   /** Entries' age limits count from here (Entry.expiresAfterEpochMs). */
   private readonly epochMs = Date.now();
   private heldBytes = 0;
@@ -319,8 +340,11 @@ export class ResponseCache {
   private ringLap = 0;
   private ringQueue: RingItem[] = [];
   private ringFront = 0;
+  /** The last key hashed and its hash: a miss hashes its key for get, then again for insert. */
+  private hashedKey = '';
+  private hashedKeyHash = keyHash('');
   /** Where the eviction sweep stands (null: start from the oldest entry). */
-  private sweep: MapIterator<[string, Entry]> | null = null;
+  private sweep: MapIterator<[number, Entry]> | null = null;
   hits = 0;
   misses = 0;
   evictions = 0;
@@ -364,18 +388,47 @@ export class ResponseCache {
 
   /** Whether `key` is held (counts nothing; an entry past its age limit still counts as held). */
   has(key: string): boolean {
-    return this.entries.has(key);
+    return this.held(key, this.hashOf(key)) !== undefined;
+  }
+
+  private hashOf(key: string): number {
+    if (key !== this.hashedKey) {
+      this.hashedKey = key;
+      this.hashedKeyHash = keyHash(key);
+    }
+    return this.hashedKeyHash;
+  }
+
+  /** The entry held under `key` (whose hash is `hash`), if any. */
+  private held(key: string, hash: number): Entry | undefined {
+    const entry = this.entries.get(hash);
+    return entry !== undefined && this.keyAt(entry, key) ? entry : undefined;
+  }
+
+  /** Whether the key bytes of `entry` in the ring spell `key`. */
+  private keyAt(entry: Entry, key: string): boolean {
+    const ring = this.ring!;
+    const n = key.length;
+    if (entry.keyWide) {
+      if (entry.start - entry.keyStart !== 2 * n) return false;
+      for (let i = 0, at = entry.keyStart; i < n; i++, at += 2) if (key.charCodeAt(i) !== (ring[at]! | (ring[at + 1]! << 8))) return false;
+      return true;
+    }
+    if (entry.start - entry.keyStart !== n) return false;
+    for (let i = 0, at = entry.keyStart; i < n; i++, at++) if (key.charCodeAt(i) !== ring[at]) return false;
+    return true;
   }
 
   /** The prepared body for `key` if held and not older than its age limit (counts a hit or a miss). */
   get(key: string, nowMs: number): PreparedBody | undefined {
-    const entry = this.entries.get(key);
+    const hash = this.hashOf(key);
+    const entry = this.held(key, hash);
     if (entry === undefined) {
       this.misses++;
       return undefined;
     }
     if (entry.expiresAfterEpochMs !== null && entry.expiresAfterEpochMs <= nowMs - this.epochMs) {
-      this.drop(key, entry);
+      this.drop(hash, entry);
       this.expirations++;
       this.misses++;
       return undefined;
@@ -391,23 +444,30 @@ export class ResponseCache {
   insert(builtKey: string, body: string | Uint8Array, expiresAtMs: number = Infinity): PreparedBody {
     // The same bytes (and so the same ETag) whether the handler rendered text or UTF-8 bytes.
     // `body` may be borrowed (a renderer's reused buffer): it is copied before this returns.
+    const key = builtKey;
     const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
-    const key = flatCopy(builtKey);
-    const etag = flatCopy(strongEtag(key, this.dataVersion, body));
-    const size = length + key.length + etag.length + ENTRY_OVERHEAD_BYTES;
-    if (size > this.budgetBytes || length > this.ringBytes) {
+    const etag = strongEtag(key, this.dataVersion, body);
+    const keyWide = NOT_LATIN1.test(key);
+    const keyBytes = keyWide ? 2 * key.length : key.length;
+    const itemBytes = etag.length + keyBytes + length;
+    const size = itemBytes + ENTRY_OVERHEAD_BYTES;
+    if (size > this.budgetBytes || itemBytes > this.ringBytes) {
       this.notKept++;
       return new PreparedBody(typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body), etag);
     }
-    const old = this.entries.get(key);
-    if (old !== undefined) this.drop(key, old);
-    const start = this.allocate(length);
+    const hash = this.hashOf(key);
+    // The same key again, or another key with its hash: either way the new answer takes the slot.
+    const old = this.entries.get(hash);
+    if (old !== undefined) this.drop(hash, old);
+    const itemStart = this.allocate(itemBytes);
     const ring = this.ring!;
+    const keyStart = itemStart + ring.write(etag, itemStart, etag.length, 'latin1');
+    const start = keyStart + ring.write(key, keyStart, keyBytes, keyWide ? 'utf16le' : 'latin1');
     if (typeof body === 'string') ring.write(body, start, length, 'utf8');
     else ring.set(body, start);
-    const entry = new Entry(this, key, etag, start, start + length, this.ringLap, expiresAtMs === Infinity ? null : expiresAtMs - this.epochMs, size);
+    const entry = new Entry(this, hash, itemStart, keyStart, keyWide, start, start + length, this.ringLap, expiresAtMs === Infinity ? null : expiresAtMs - this.epochMs, size);
     this.ringQueue.push(entry);
-    this.entries.set(key, entry);
+    this.entries.set(hash, entry);
     this.heldBytes += size;
     this.evictBeyondBudget(entry);
     return entry;
@@ -416,6 +476,11 @@ export class ResponseCache {
   /** Bytes [start, end) of the ring (a cached body or variant; a new view each time, see Entry). */
   ringView(start: number, end: number): Uint8Array {
     return this.ring!.subarray(start, end);
+  }
+
+  /** Bytes [start, end) of the ring as Latin-1 text (an entry's ETag). */
+  ringLatin1(start: number, end: number): string {
+    return this.ring!.toString('latin1', start, end);
   }
 
   /**
@@ -453,19 +518,19 @@ export class ResponseCache {
     this.heldBytes = 0;
   }
 
-  private drop(key: string, entry: Entry): void {
-    this.entries.delete(key);
+  private drop(hash: number, entry: Entry): void {
+    this.entries.delete(hash);
     this.heldBytes -= entry.bytes;
   }
 
   /** A variant of a held body, copied into the ring after the bodies (Entry.keepVariant). */
   keepVariant(entry: Entry, coding: 'br' | 'gzip', bytes: Uint8Array, etag: string | null): Uint8Array {
     // Still held? (An evicted body can still be compressed for the request that holds it.)
-    if (this.entries.get(entry.key) !== entry || bytes.byteLength > this.ringBytes) return bytes;
+    if (this.entries.get(entry.hash) !== entry || bytes.byteLength > this.ringBytes) return bytes;
     const start = this.allocate(bytes.byteLength);
     // Making room steps over or evicts only the previous lap's items: a body just written or just
     // hit is neither, but a ring this small could still have reached it.
-    if (this.entries.get(entry.key) !== entry) return bytes;
+    if (this.entries.get(entry.hash) !== entry) return bytes;
     const ring = this.ring!;
     ring.set(bytes, start);
     const size = bytes.byteLength + (etag?.length ?? 0);
@@ -480,7 +545,7 @@ export class ResponseCache {
 
   /** Whether a ring item's bytes are still in use: its entry held, and for a variant, that variant still the entry's. */
   private isLive(item: RingItem): boolean {
-    return isVariant(item) ? this.entries.get(item.entry.key) === item.entry && item.entry[item.coding] === item : this.entries.get(item.key) === item;
+    return isVariant(item) ? this.entries.get(item.entry.hash) === item.entry && item.entry[item.coding] === item : this.entries.get(item.hash) === item;
   }
 
   /** A ring item in the head's way: given a second chance when used since written (true), else evicted (false). */
@@ -499,7 +564,7 @@ export class ResponseCache {
       return true;
     }
     if (!item.usedInLap) {
-      this.drop(item.key, item);
+      this.drop(item.hash, item);
       this.evictions++;
       return false;
     }
@@ -566,7 +631,7 @@ export class ResponseCache {
         continue;
       }
       const front = this.ringFront < this.ringQueue.length ? this.ringQueue[this.ringFront]! : undefined;
-      if (front === undefined || front.lap === this.ringLap || front.start >= this.ringHead + length) {
+      if (front === undefined || front.lap === this.ringLap || ringStartOf(front) >= this.ringHead + length) {
         const start = this.ringHead;
         this.ringHead += length;
         return start;
@@ -595,7 +660,7 @@ export class ResponseCache {
    * calls: a new iterator per eviction would step over every entry deleted since the Map last
    * compacted, at the front of its storage, each time.
    */
-  private nextInSweep(): [string, Entry] | undefined {
+  private nextInSweep(): [number, Entry] | undefined {
     for (let pass = 0; pass < 2; pass++) {
       this.sweep ??= this.entries.entries();
       const next = this.sweep.next();

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { compress, DEFAULT_COMPRESSION, negotiateEncoding } from '../../runtime/http/encoding.js';
-import { ifNoneMatchHits, PreparedBody, ResponseCache, responseKey, streamedEtag, strongEtag, variantEtag, type ResponseKeyParts } from '../../runtime/http/response-cache.js';
+import { ifNoneMatchHits, keyHash, PreparedBody, ResponseCache, responseKey, streamedEtag, strongEtag, variantEtag, type ResponseKeyParts } from '../../runtime/http/response-cache.js';
 
 describe('Accept-Encoding negotiation', () => {
   it('honours q-values: q=0 is "not acceptable", the higher weight wins, br on a tie', () => {
@@ -169,6 +169,33 @@ describe('the response cache', () => {
       const found = cache.get(built, 0);
       assert.ok(found, JSON.stringify(key));
       assert.equal(Buffer.from(found.body(null)).toString('utf8'), Buffer.from(`body of ${key}`, 'utf8').toString('utf8'));
+    }
+  });
+
+  it('tells apart two keys with one hash: a lookup of the other is a miss, and the later insert takes the slot', () => {
+    // Two keys of one keyHash (30 bits: a few tens of thousands of keys hold a pair), Latin-1 and wide.
+    const collision = (make: (i: number) => string): [string, string] => {
+      const seen = new Map<number, string>();
+      for (let i = 0; ; i++) {
+        const key = make(i);
+        const other = seen.get(keyHash(key));
+        if (other !== undefined) return [other, key];
+        seen.set(keyHash(key), key);
+      }
+    };
+    for (const [a, b] of [collision((i) => `search\u0000q\u0001k${i}`), collision((i) => `search\u0000q\u0001東${i}`)]) {
+      assert.equal(keyHash(a), keyHash(b));
+      const cache = new ResponseCache(1_000_000, 'v1');
+      cache.insert(a, `body of ${a}`);
+      assert.equal(cache.has(b), false);
+      assert.equal(cache.get(b, 0), undefined, 'the other key is a miss');
+      assert.equal(Buffer.from(cache.get(a, 0)!.body(null)).toString('utf8'), `body of ${a}`);
+      const prepared = cache.insert(b, `body of ${b}`);
+      assert.equal(prepared.etag, strongEtag(b, 'v1', `body of ${b}`));
+      assert.equal(cache.get(a, 0), undefined, 'replaced');
+      assert.equal(Buffer.from(cache.get(b, 0)!.body(null)).toString('utf8'), `body of ${b}`);
+      assert.equal(cache.get(b, 0)!.etag, prepared.etag);
+      assert.equal(cache.size, 1);
     }
   });
 
