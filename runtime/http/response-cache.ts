@@ -10,6 +10,7 @@
 // `ring`), not an ArrayBuffer each. It belongs to the store it was filled from: a new snapshot gets
 // a new cache (runtime/http/app.ts, StoreState). Counters (hits, misses, …) are public for metrics.
 import * as crypto from 'node:crypto';
+import { HashSlots, RecordQueue } from './cache-tables.js';
 import { compress, DEFAULT_COMPRESSION, type CompressionSettings, type Encoding } from './encoding.js';
 
 /** Default budget of all the response caches of a process together, split evenly between the worker threads (GEOAPI_RESPONSE_CACHE_MB; README: memory). */
@@ -91,7 +92,7 @@ export function ifNoneMatchHits(header: string, etag: string): boolean {
   return false;
 }
 
-interface Variant {
+export interface Variant {
   bytes: Uint8Array;
   etag: string | null;
 }
@@ -133,12 +134,6 @@ export class PreparedBody {
     return encoding === null ? this.etag : this.variant(encoding, compression).etag;
   }
 
-  /** Forgets a variant (the cache's ring reused its bytes): the next request for it compresses again. */
-  forget(coding: 'br' | 'gzip'): void {
-    if (coding === 'br') this.brVariant = undefined;
-    else this.gzipVariant = undefined;
-  }
-
   /**
    * Takes a new variant's bytes and returns the bytes to send from now on: a cached body copies
    * them into its cache's ring (and counts them); a one-off answer keeps them as they are.
@@ -147,16 +142,21 @@ export class PreparedBody {
     return bytes;
   }
 
+  /** A variant made before, by an earlier request for a cached body (in its ring), or undefined. */
+  protected heldVariant(_coding: 'br' | 'gzip'): Variant | undefined {
+    return undefined;
+  }
+
   // A process compresses with one setting, so a variant made once stands for every later request.
   private variant(encoding: 'br' | 'gzip', compression: CompressionSettings): Variant {
-    let variant = encoding === 'br' ? this.brVariant : this.gzipVariant;
+    let variant = (encoding === 'br' ? this.brVariant : this.gzipVariant) ?? this.heldVariant(encoding);
     if (variant === undefined) {
       const etag = this.etag === null ? null : variantEtag(this.etag, encoding);
       const bytes = compress(this.identity, encoding, compression);
       variant = { bytes: this.keepVariant(encoding, bytes, etag), etag };
-      if (encoding === 'br') this.brVariant = variant;
-      else this.gzipVariant = variant;
     }
+    if (encoding === 'br') this.brVariant = variant;
+    else this.gzipVariant = variant;
     return variant;
   }
 }
@@ -192,89 +192,16 @@ export function responseKey(parts: ResponseKeyParts): string {
   return key + SEP + parts.tier + SEP + parts.countryTier + SEP + parts.honoured;
 }
 
-/**
- * A cached answer: its prepared body and its place in the cache, one object and no other. Whatever
- * an entry holds lives as long as the entry, in the old generation, where every full collection
- * marks it (tens of thousands per thread under the report's mix), and each new entry is promoted
- * there: so its ETag, its key and its body are bytes in the ring, read per request (a view of the
- * body, a string of the ETag), and the cache is reached through a field, not a closure per entry.
- * The ring holds [itemStart, keyStart) the ETag (Latin-1), [keyStart, start) the key (one byte per
- * code unit, or two when `keyWide`), [start, end) the body.
- */
-class Entry extends PreparedBody {
-  /** Used since the eviction sweep last passed it: a hit only sets this (no Map reordering per request). */
-  referenced = false;
-  /** Used since the ring's head last passed it (the ring's own second chance, apart from the sweep's). */
-  usedInLap = false;
-  /** Hits so far (a variant in the ring is given a second chance by a hit since it was written). */
-  hits = 0;
-  /** Its compressed variants held in the ring, or null. */
-  br: VariantItem | null = null;
-  gzip: VariantItem | null = null;
-
-  constructor(
-    private readonly cache: ResponseCache,
-    /** keyHash of its key: the cache's Map key. */
-    readonly hash: number,
-    /** Its bytes in the ring: [itemStart, end), written in lap `lap` (ETag, key, body: see above). */
-    readonly itemStart: number,
-    readonly keyStart: number,
-    readonly keyWide: boolean,
-    readonly start: number,
-    readonly end: number,
-    public lap: number,
-    /**
-     * When it stops being served, in ms after its cache's epoch (small enough to be stored
-     * unboxed; an absolute time in ms is a heap number per entry), or null (most answers).
-     */
-    readonly expiresAfterEpochMs: number | null,
-    /** Its bytes in the budget: body, key, ETag, overhead, and its variants'. */
-    public bytes: number,
-  ) {
-    super(null, null);
-  }
-
-  override get etag(): string {
-    return this.cache.ringLatin1(this.itemStart, this.keyStart);
-  }
-
-  override get identity(): Uint8Array {
-    return this.cache.ringView(this.start, this.end);
-  }
-
-  override get length(): number {
-    return this.end - this.start;
-  }
-
-  protected override keepVariant(coding: 'br' | 'gzip', bytes: Uint8Array, etag: string | null): Uint8Array {
-    return this.cache.keepVariant(this, coding, bytes, etag);
-  }
-}
 
 /**
- * A compressed variant of an entry's body, in the ring as bodies are. A Buffer of its own, held as
- * long as its body, was one more ArrayBuffer in the old generation per answer a browser got (they
- * all accept br): V8 ran a full collection every ~0.25 s under distinct search answers.
+ * The hash of a response key in the cache's table: FNV-1a over its UTF-16 code units, 30 bits.
+ * Keys of one hash are told apart by the key bytes in the ring.
  */
-interface VariantItem {
-  entry: Entry;
-  coding: 'br' | 'gzip';
-  start: number;
-  end: number;
-  lap: number;
-  /** entry.hits when written or last stepped over: a hit since then earns it a second chance. */
-  hitsAtWrite: number;
-  /** Its bytes in the budget: the variant and its ETag. */
-  bytes: number;
+export function keyHash(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash & 0x3fffffff;
 }
-
-/** What the ring holds: bodies (their entries) and variants, in ring order. */
-type RingItem = Entry | VariantItem;
-
-/** Where a ring item's bytes begin (an entry's with its ETag and key). */
-const ringStartOf = (item: RingItem): number => ('coding' in item ? item.start : item.itemStart);
-
-const isVariant = (item: RingItem): item is VariantItem => 'coding' in item;
 
 /**
  * The ring holding a cache's bodies is the budget's size, up to this: beyond it, bodies are
@@ -291,19 +218,22 @@ const PREFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
 const NOT_LATIN1 = /[^\u0000-\u00ff]/;
 
-/**
- * The Map key of a response key: FNV-1a over its UTF-16 code units, 30 bits (a small integer,
- * stored unboxed in the Map). Two keys with one hash are told apart by the key bytes in the ring;
- * they cannot both be held (the later insert replaces the earlier).
- */
-export function keyHash(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return hash & 0x3fffffff;
-}
-
-/** Bookkeeping per entry beyond its bytes (Map slot, objects): keeps many tiny answers bounded too. */
+/** Bookkeeping per entry beyond its bytes (its slot, its records): keeps many tiny answers bounded too. */
 const ENTRY_OVERHEAD_BYTES = 200;
+
+/** What a ring record stands for: an entry's ETag, key and body, or one of its variants. */
+const KIND_BODY = 0;
+const KIND_BR = 1;
+const KIND_GZIP = 2;
+const kindOf = (coding: 'br' | 'gzip'): number => (coding === 'br' ? KIND_BR : KIND_GZIP);
+
+/** Slot flags. */
+const REFERENCED = 1; // used since the eviction sweep last passed it
+const USED_IN_LAP = 2; // used since the ring's head last passed it
+const KEY_WIDE = 4; // its key is two bytes per code unit (else one)
+
+/** A slot with no entry. */
+const FREE = -1;
 
 export interface ResponseCacheStats {
   budgetBytes: number;
@@ -319,32 +249,109 @@ export interface ResponseCacheStats {
   notKept: number;
 }
 
+/**
+ * A cached answer, as one request sees it: made per lookup (young, collected at the next
+ * scavenge), reading its bytes, ETag and variants from its cache's slot while that slot still
+ * holds the entry of `serial`.
+ */
+class CachedBody extends PreparedBody {
+  constructor(
+    private readonly cache: ResponseCache,
+    private readonly slot: number,
+    private readonly serial: number,
+    private readonly etagText: string,
+    private readonly bytes: Uint8Array,
+  ) {
+    super(null, null);
+  }
+
+  override get etag(): string {
+    return this.etagText;
+  }
+
+  override get identity(): Uint8Array {
+    return this.bytes;
+  }
+
+  override get length(): number {
+    return this.bytes.byteLength;
+  }
+
+  protected override heldVariant(coding: 'br' | 'gzip'): Variant | undefined {
+    return this.cache.heldVariant(this.slot, this.serial, coding);
+  }
+
+  protected override keepVariant(coding: 'br' | 'gzip', bytes: Uint8Array, etag: string | null): Uint8Array {
+    return this.cache.keepVariant(this.slot, this.serial, coding, bytes, etag);
+  }
+}
+
+/**
+ * A worker's response cache. Its entries are slots in typed arrays (no object per answer: see
+ * runtime/http/cache-tables.ts), found through a hash table of their keys' hashes. The ring holds,
+ * per entry, [itemStart, keyStart) its ETag (Latin-1), [keyStart, start) its key (one byte per
+ * code unit, or two when KEY_WIDE; compared on every lookup), [start, end) its UTF-8 body; and per
+ * variant made, [start, bodyStart) its ETag and [bodyStart, end) its compressed bytes.
+ */
 export class ResponseCache {
-  /** Entries by keyHash of their key (see Entry for where the key itself is). */
-  private readonly entries = new Map<number, Entry>();
-  /** Entries' age limits count from here (Entry.expiresAfterEpochMs). */
+  /** Entries' age limits count from here. */
   private readonly epochMs = Date.now();
   private heldBytes = 0;
+  private entryCount = 0;
+
+  // Per slot. A slot's serial changes whenever its entry does (records and bodies handed out
+  // check it); itemSerial numbers every ring item, so a record names one item exactly.
+  private capacity = 0;
+  private slotHash = new Int32Array(0);
+  private slotSerial = new Int32Array(0);
+  private itemStart = new Int32Array(0);
+  private keyStart = new Int32Array(0);
+  private bodyStart = new Int32Array(0);
+  private bodyEnd = new Int32Array(0);
+  private lap = new Int32Array(0);
+  private entryBytes = new Int32Array(0);
+  private hitCount = new Int32Array(0);
+  private flags = new Uint8Array(0);
+  /** When it stops being served, in ms after epochMs; Infinity: never (most answers). */
+  private expiresAfterEpochMs = new Float64Array(0);
+  // Per slot and coding (index 2 × slot + (br 0, gzip 1)); variantSerial 0: none held.
+  private variantSerial = new Int32Array(0);
+  private variantStart = new Int32Array(0);
+  private variantBodyStart = new Int32Array(0);
+  private variantEnd = new Int32Array(0);
+  private variantLap = new Int32Array(0);
+  /** The entry's hit count when written or last stepped over: a hit since then earns a second chance. */
+  private variantHitsAtWrite = new Int32Array(0);
+  private variantBytes = new Int32Array(0);
+  private freeSlots: number[] = [];
+  private nextSerial = 1;
+
+  private readonly table = new HashSlots();
+  private readonly keyMatches = (slot: number, key: string): boolean => this.keyAt(slot, key);
+  /** The last key hashed and its hash: a miss hashes its key for get, then again for insert. */
+  private hashedKey = '';
+  private hashedKeyHash = keyHash('');
+
   /**
    * Cached bodies live in one ring buffer, allocated once, as views into it: an ArrayBuffer per
    * body made V8 count every miss as external memory and start a full collection about every
-   * 25 MB of them (about twice a second under the report's mix). The head writes each new body
+   * 25 MB of them (about twice a second under the report's mix). The head writes each new item
    * after the last; an entry of the previous lap in its way is evicted, or, when used since it
    * was written, kept in place and stepped over (a second chance). Compressed variants are
-   * written at the head too, when first asked for (VariantItem); one in the way goes alone, its
-   * body stays. `ringQueue` holds the items in ring order from `ringFront`: those of the previous
-   * lap (ahead of the head), then this lap's.
+   * written at the head too, when first asked for; one in the way goes alone, its body stays.
+   * `ringQueue` holds the items in ring order: those of the previous lap (ahead of the head),
+   * then this lap's.
    */
   private ring: Buffer | null = null;
   private ringHead = 0;
   private ringLap = 0;
-  private ringQueue: RingItem[] = [];
-  private ringFront = 0;
-  /** The last key hashed and its hash: a miss hashes its key for get, then again for insert. */
-  private hashedKey = '';
-  private hashedKeyHash = keyHash('');
-  /** Where the eviction sweep stands (null: start from the oldest entry). */
-  private sweep: MapIterator<[number, Entry]> | null = null;
+  private readonly ringQueue = new RecordQueue();
+  /**
+   * The eviction sweep's order: entries oldest first, one used since the sweep last passed it
+   * going to the back instead (second-chance LRU, CLOCK). Records of entries dropped otherwise
+   * are skipped when reached.
+   */
+  private readonly sweepQueue = new RecordQueue();
   hits = 0;
   misses = 0;
   evictions = 0;
@@ -360,7 +367,7 @@ export class ResponseCache {
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.entryCount;
   }
 
   get bytes(): number {
@@ -377,7 +384,7 @@ export class ResponseCache {
     return {
       budgetBytes: this.budgetBytes,
       bytes: this.heldBytes,
-      entries: this.entries.size,
+      entries: this.entryCount,
       hits: this.hits,
       misses: this.misses,
       evictions: this.evictions,
@@ -388,63 +395,32 @@ export class ResponseCache {
 
   /** Whether `key` is held (counts nothing; an entry past its age limit still counts as held). */
   has(key: string): boolean {
-    return this.held(key, this.hashOf(key)) !== undefined;
-  }
-
-  private hashOf(key: string): number {
-    if (key !== this.hashedKey) {
-      this.hashedKey = key;
-      this.hashedKeyHash = keyHash(key);
-    }
-    return this.hashedKeyHash;
-  }
-
-  /** The entry held under `key` (whose hash is `hash`), if any. */
-  private held(key: string, hash: number): Entry | undefined {
-    const entry = this.entries.get(hash);
-    return entry !== undefined && this.keyAt(entry, key) ? entry : undefined;
-  }
-
-  /** Whether the key bytes of `entry` in the ring spell `key`. */
-  private keyAt(entry: Entry, key: string): boolean {
-    const ring = this.ring!;
-    const n = key.length;
-    if (entry.keyWide) {
-      if (entry.start - entry.keyStart !== 2 * n) return false;
-      for (let i = 0, at = entry.keyStart; i < n; i++, at += 2) if (key.charCodeAt(i) !== (ring[at]! | (ring[at + 1]! << 8))) return false;
-      return true;
-    }
-    if (entry.start - entry.keyStart !== n) return false;
-    for (let i = 0, at = entry.keyStart; i < n; i++, at++) if (key.charCodeAt(i) !== ring[at]) return false;
-    return true;
+    return this.slotOf(key, this.hashOf(key)) >= 0;
   }
 
   /** The prepared body for `key` if held and not older than its age limit (counts a hit or a miss). */
   get(key: string, nowMs: number): PreparedBody | undefined {
-    const hash = this.hashOf(key);
-    const entry = this.held(key, hash);
-    if (entry === undefined) {
+    const slot = this.slotOf(key, this.hashOf(key));
+    if (slot < 0) {
       this.misses++;
       return undefined;
     }
-    if (entry.expiresAfterEpochMs !== null && entry.expiresAfterEpochMs <= nowMs - this.epochMs) {
-      this.drop(hash, entry);
+    if (this.expiresAfterEpochMs[slot]! <= nowMs - this.epochMs) {
+      this.drop(slot);
       this.expirations++;
       this.misses++;
       return undefined;
     }
-    entry.referenced = true;
-    entry.usedInLap = true;
-    entry.hits++;
+    this.flags[slot]! |= REFERENCED | USED_IN_LAP;
+    this.hitCount[slot]!++;
     this.hits++;
-    return entry;
+    return this.bodyOf(slot);
   }
 
   /** Prepares `body` (bytes and ETag, computed once here) and keeps it under `key` until `expiresAtMs`. */
-  insert(builtKey: string, body: string | Uint8Array, expiresAtMs: number = Infinity): PreparedBody {
+  insert(key: string, body: string | Uint8Array, expiresAtMs: number = Infinity): PreparedBody {
     // The same bytes (and so the same ETag) whether the handler rendered text or UTF-8 bytes.
     // `body` may be borrowed (a renderer's reused buffer): it is copied before this returns.
-    const key = builtKey;
     const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
     const etag = strongEtag(key, this.dataVersion, body);
     const keyWide = NOT_LATIN1.test(key);
@@ -456,31 +432,36 @@ export class ResponseCache {
       return new PreparedBody(typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body), etag);
     }
     const hash = this.hashOf(key);
-    // The same key again, or another key with its hash: either way the new answer takes the slot.
-    const old = this.entries.get(hash);
-    if (old !== undefined) this.drop(hash, old);
+    const old = this.slotOf(key, hash);
+    if (old >= 0) this.drop(old);
     const itemStart = this.allocate(itemBytes);
     const ring = this.ring!;
     const keyStart = itemStart + ring.write(etag, itemStart, etag.length, 'latin1');
     const start = keyStart + ring.write(key, keyStart, keyBytes, keyWide ? 'utf16le' : 'latin1');
     if (typeof body === 'string') ring.write(body, start, length, 'utf8');
     else ring.set(body, start);
-    const entry = new Entry(this, hash, itemStart, keyStart, keyWide, start, start + length, this.ringLap, expiresAtMs === Infinity ? null : expiresAtMs - this.epochMs, size);
-    this.ringQueue.push(entry);
-    this.entries.set(hash, entry);
+    const slot = this.newSlot();
+    const serial = this.nextSerial++ | 0;
+    this.slotHash[slot] = hash;
+    this.slotSerial[slot] = serial;
+    this.itemStart[slot] = itemStart;
+    this.keyStart[slot] = keyStart;
+    this.bodyStart[slot] = start;
+    this.bodyEnd[slot] = start + length;
+    this.lap[slot] = this.ringLap;
+    this.entryBytes[slot] = size;
+    this.hitCount[slot] = 0;
+    this.flags[slot] = keyWide ? KEY_WIDE : 0;
+    this.expiresAfterEpochMs[slot] = expiresAtMs - this.epochMs;
+    this.variantSerial[2 * slot] = 0;
+    this.variantSerial[2 * slot + 1] = 0;
+    this.table.add(hash, slot);
+    this.ringQueue.push(slot, serial, KIND_BODY);
+    this.sweepQueue.push(slot, serial, KIND_BODY);
+    this.entryCount++;
     this.heldBytes += size;
-    this.evictBeyondBudget(entry);
-    return entry;
-  }
-
-  /** Bytes [start, end) of the ring (a cached body or variant; a new view each time, see Entry). */
-  ringView(start: number, end: number): Uint8Array {
-    return this.ring!.subarray(start, end);
-  }
-
-  /** Bytes [start, end) of the ring as Latin-1 text (an entry's ETag). */
-  ringLatin1(start: number, end: number): string {
-    return this.ring!.toString('latin1', start, end);
+    this.evictBeyondBudget(slot);
+    return new CachedBody(this, slot, serial, etag, ring.subarray(start, start + length));
   }
 
   /**
@@ -509,93 +490,222 @@ export class ResponseCache {
 
   /** Drops every entry (counters stay). */
   clear(): void {
-    this.entries.clear();
-    this.sweep = null;
-    this.ringQueue = [];
-    this.ringFront = 0;
+    this.table.clear();
+    this.slotHash.fill(FREE);
+    this.freeSlots = [];
+    for (let slot = this.capacity - 1; slot >= 0; slot--) this.freeSlots.push(slot);
+    this.ringQueue.clear();
+    this.sweepQueue.clear();
     this.ringHead = 0;
     this.ringLap++;
+    this.entryCount = 0;
     this.heldBytes = 0;
   }
 
-  private drop(hash: number, entry: Entry): void {
-    this.entries.delete(hash);
-    this.heldBytes -= entry.bytes;
+  /** A variant of the entry in `slot` (if it is still that of `serial`) made by an earlier request. */
+  heldVariant(slot: number, serial: number, coding: 'br' | 'gzip'): Variant | undefined {
+    const v = 2 * slot + kindOf(coding) - 1;
+    if (this.slotSerial[slot] !== serial || this.slotHash[slot] === FREE || this.variantSerial[v] === 0) return undefined;
+    const ring = this.ring!;
+    return { bytes: ring.subarray(this.variantBodyStart[v]!, this.variantEnd[v]!), etag: ring.toString('latin1', this.variantStart[v]!, this.variantBodyStart[v]!) };
   }
 
-  /** A variant of a held body, copied into the ring after the bodies (Entry.keepVariant). */
-  keepVariant(entry: Entry, coding: 'br' | 'gzip', bytes: Uint8Array, etag: string | null): Uint8Array {
+  /** A new variant of a held body (`slot` still that of `serial`), copied into the ring after the bodies. */
+  keepVariant(slot: number, serial: number, coding: 'br' | 'gzip', bytes: Uint8Array, etag: string | null): Uint8Array {
     // Still held? (An evicted body can still be compressed for the request that holds it.)
-    if (this.entries.get(entry.hash) !== entry || bytes.byteLength > this.ringBytes) return bytes;
-    const start = this.allocate(bytes.byteLength);
+    const etagBytes = etag?.length ?? 0;
+    if (!this.holds(slot, serial) || etagBytes + bytes.byteLength > this.ringBytes) return bytes;
+    const start = this.allocate(etagBytes + bytes.byteLength);
     // Making room steps over or evicts only the previous lap's items: a body just written or just
     // hit is neither, but a ring this small could still have reached it.
-    if (this.entries.get(entry.hash) !== entry) return bytes;
+    if (!this.holds(slot, serial)) return bytes;
     const ring = this.ring!;
-    ring.set(bytes, start);
-    const size = bytes.byteLength + (etag?.length ?? 0);
-    const item: VariantItem = { entry, coding, start, end: start + bytes.byteLength, lap: this.ringLap, hitsAtWrite: entry.hits, bytes: size };
-    entry[coding] = item;
-    this.ringQueue.push(item);
-    entry.bytes += size;
+    if (etag !== null) ring.write(etag, start, etagBytes, 'latin1');
+    const bodyStart = start + etagBytes;
+    ring.set(bytes, bodyStart);
+    const kind = kindOf(coding);
+    const v = 2 * slot + kind - 1;
+    const itemSerial = this.nextSerial++ | 0;
+    const size = etagBytes + bytes.byteLength;
+    this.variantSerial[v] = itemSerial;
+    this.variantStart[v] = start;
+    this.variantBodyStart[v] = bodyStart;
+    this.variantEnd[v] = bodyStart + bytes.byteLength;
+    this.variantLap[v] = this.ringLap;
+    this.variantHitsAtWrite[v] = this.hitCount[slot]!;
+    this.variantBytes[v] = size;
+    this.ringQueue.push(slot, itemSerial, kind);
+    this.entryBytes[slot]! += size;
     this.heldBytes += size;
-    this.evictBeyondBudget(entry);
-    return ring.subarray(item.start, item.end);
+    this.evictBeyondBudget(slot);
+    return ring.subarray(bodyStart, bodyStart + bytes.byteLength);
   }
 
-  /** Whether a ring item's bytes are still in use: its entry held, and for a variant, that variant still the entry's. */
-  private isLive(item: RingItem): boolean {
-    return isVariant(item) ? this.entries.get(item.entry.hash) === item.entry && item.entry[item.coding] === item : this.entries.get(item.hash) === item;
+  private hashOf(key: string): number {
+    if (key !== this.hashedKey) {
+      this.hashedKey = key;
+      this.hashedKeyHash = keyHash(key);
+    }
+    return this.hashedKeyHash;
   }
 
-  /** A ring item in the head's way: given a second chance when used since written (true), else evicted (false). */
-  private secondChance(item: RingItem): boolean {
-    if (isVariant(item)) {
-      if (item.entry.hits === item.hitsAtWrite) {
-        // Only the variant goes: its body stays, and compresses again when asked.
-        const entry = item.entry;
-        entry[item.coding] = null;
-        entry.forget(item.coding);
-        entry.bytes -= item.bytes;
-        this.heldBytes -= item.bytes;
-        return false;
-      }
-      item.hitsAtWrite = item.entry.hits;
+  /** The slot holding `key` (whose hash is `hash`), or -1. */
+  private slotOf(key: string, hash: number): number {
+    if (this.entryCount === 0) return -1;
+    return this.table.find(hash, key, this.keyMatches);
+  }
+
+  /** Whether the key bytes of the entry in `slot` spell `key`. */
+  private keyAt(slot: number, key: string): boolean {
+    const ring = this.ring!;
+    const n = key.length;
+    const from = this.keyStart[slot]!;
+    const to = this.bodyStart[slot]!;
+    if ((this.flags[slot]! & KEY_WIDE) !== 0) {
+      if (to - from !== 2 * n) return false;
+      for (let i = 0, at = from; i < n; i++, at += 2) if (key.charCodeAt(i) !== (ring[at]! | (ring[at + 1]! << 8))) return false;
       return true;
     }
-    if (!item.usedInLap) {
-      this.drop(item.hash, item);
+    if (to - from !== n) return false;
+    for (let i = 0, at = from; i < n; i++, at++) if (key.charCodeAt(i) !== ring[at]) return false;
+    return true;
+  }
+
+  private bodyOf(slot: number): CachedBody {
+    const ring = this.ring!;
+    return new CachedBody(this, slot, this.slotSerial[slot]!, ring.toString('latin1', this.itemStart[slot]!, this.keyStart[slot]!), ring.subarray(this.bodyStart[slot]!, this.bodyEnd[slot]!));
+  }
+
+  /** Whether `slot` still holds the entry of `serial`. */
+  private holds(slot: number, serial: number): boolean {
+    return this.slotHash[slot] !== FREE && this.slotSerial[slot] === serial;
+  }
+
+  private newSlot(): number {
+    if (this.freeSlots.length === 0) this.grow();
+    return this.freeSlots.pop()!;
+  }
+
+  /** Doubles the slot arrays (rare: they stay at the most entries held at once, rounded up). */
+  private grow(): void {
+    const capacity = Math.max(1024, this.capacity * 2);
+    const int32 = (old: Int32Array, size: number): Int32Array<ArrayBuffer> => {
+      const grown = new Int32Array(size);
+      grown.set(old);
+      return grown;
+    };
+    this.slotHash = int32(this.slotHash, capacity).fill(FREE, this.capacity);
+    this.slotSerial = int32(this.slotSerial, capacity);
+    this.itemStart = int32(this.itemStart, capacity);
+    this.keyStart = int32(this.keyStart, capacity);
+    this.bodyStart = int32(this.bodyStart, capacity);
+    this.bodyEnd = int32(this.bodyEnd, capacity);
+    this.lap = int32(this.lap, capacity);
+    this.entryBytes = int32(this.entryBytes, capacity);
+    this.hitCount = int32(this.hitCount, capacity);
+    const flags = new Uint8Array(capacity);
+    flags.set(this.flags);
+    this.flags = flags;
+    const expires = new Float64Array(capacity);
+    expires.set(this.expiresAfterEpochMs);
+    this.expiresAfterEpochMs = expires;
+    this.variantSerial = int32(this.variantSerial, 2 * capacity);
+    this.variantStart = int32(this.variantStart, 2 * capacity);
+    this.variantBodyStart = int32(this.variantBodyStart, 2 * capacity);
+    this.variantEnd = int32(this.variantEnd, 2 * capacity);
+    this.variantLap = int32(this.variantLap, 2 * capacity);
+    this.variantHitsAtWrite = int32(this.variantHitsAtWrite, 2 * capacity);
+    this.variantBytes = int32(this.variantBytes, 2 * capacity);
+    for (let slot = capacity - 1; slot >= this.capacity; slot--) this.freeSlots.push(slot);
+    this.capacity = capacity;
+  }
+
+  /** Drops the entry in `slot` (its records are skipped when reached). */
+  private drop(slot: number): void {
+    this.table.remove(this.slotHash[slot]!, slot);
+    this.slotHash[slot] = FREE;
+    this.freeSlots.push(slot);
+    this.entryCount--;
+    this.heldBytes -= this.entryBytes[slot]!;
+    // Records of its variants would otherwise match a later entry's: the slot's serial changes then.
+    this.variantSerial[2 * slot] = 0;
+    this.variantSerial[2 * slot + 1] = 0;
+  }
+
+  /** Whether a ring record's bytes are still in use: its entry held, and for a variant, that variant still the entry's. */
+  private isLive(slot: number, serial: number, kind: number): boolean {
+    if (kind === KIND_BODY) return this.holds(slot, serial);
+    return this.slotHash[slot] !== FREE && this.variantSerial[2 * slot + kind - 1] === serial;
+  }
+
+  /** The ring record of an item in the head's way: given a second chance when used since written (true), else dropped (false). */
+  private secondChance(slot: number, kind: number): boolean {
+    if (kind !== KIND_BODY) {
+      const v = 2 * slot + kind - 1;
+      if (this.hitCount[slot] === this.variantHitsAtWrite[v]) {
+        // Only the variant goes: its body stays, and compresses again when asked.
+        this.variantSerial[v] = 0;
+        this.entryBytes[slot]! -= this.variantBytes[v]!;
+        this.heldBytes -= this.variantBytes[v]!;
+        return false;
+      }
+      this.variantHitsAtWrite[v] = this.hitCount[slot]!;
+      return true;
+    }
+    if ((this.flags[slot]! & USED_IN_LAP) === 0) {
+      this.drop(slot);
       this.evictions++;
       return false;
     }
-    item.usedInLap = false;
+    this.flags[slot]! &= ~USED_IN_LAP;
     return true;
+  }
+
+  /** Where a live ring record's item begins and ends in the ring, and its lap. */
+  private itemStartOf(slot: number, kind: number): number {
+    return kind === KIND_BODY ? this.itemStart[slot]! : this.variantStart[2 * slot + kind - 1]!;
+  }
+
+  private itemEndOf(slot: number, kind: number): number {
+    return kind === KIND_BODY ? this.bodyEnd[slot]! : this.variantEnd[2 * slot + kind - 1]!;
+  }
+
+  private lapOf(slot: number, kind: number): number {
+    return kind === KIND_BODY ? this.lap[slot]! : this.variantLap[2 * slot + kind - 1]!;
+  }
+
+  private setLap(slot: number, kind: number, lap: number): void {
+    if (kind === KIND_BODY) this.lap[slot] = lap;
+    else this.variantLap[2 * slot + kind - 1] = lap;
   }
 
   /**
    * Back within the budget, never dropping `keep` (the entry being served): second-chance LRU
-   * (CLOCK). The sweep takes entries oldest first (the Map's insertion order); one used since the
-   * sweep last passed it goes to the back instead. Each insert evicts only what it must, in
-   * amortised O(1): sorting a full cache by age took milliseconds, a stall for every request queued
-   * behind it.
+   * (CLOCK) over `sweepQueue`. Each insert evicts only what it must, in amortised O(1): sorting a
+   * full cache by age took milliseconds, a stall for every request queued behind it.
    */
-  private evictBeyondBudget(keep: Entry): void {
+  private evictBeyondBudget(keep: number): void {
+    const queue = this.sweepQueue;
     // At most two passes over the entries: the second finds every entry's second chance spent.
-    for (let steps = 2 * this.entries.size + 2; this.heldBytes > this.budgetBytes && steps > 0; steps--) {
-      const next = this.nextInSweep();
-      if (next === undefined) return;
-      const [key, entry] = next;
-      if (entry === keep) continue;
-      if (entry.referenced) {
-        // A second chance: re-inserted at the back (iteration reaches it again after the others).
-        entry.referenced = false;
-        this.entries.delete(key);
-        this.entries.set(key, entry);
-        continue;
+    for (let steps = 2 * this.entryCount + 2; this.heldBytes > this.budgetBytes && steps > 0 && queue.length > 0; ) {
+      const slot = queue.frontSlot;
+      const serial = queue.frontSerial;
+      queue.shift();
+      if (!this.holds(slot, serial)) continue; // dropped otherwise: nothing to step over
+      steps--;
+      if (slot === keep) {
+        queue.push(slot, serial, KIND_BODY);
+      } else if ((this.flags[slot]! & REFERENCED) !== 0) {
+        this.flags[slot]! &= ~REFERENCED;
+        queue.push(slot, serial, KIND_BODY);
+      } else {
+        this.drop(slot);
+        this.evictions++;
       }
-      this.drop(key, entry);
-      this.evictions++;
     }
+    // Records of entries dropped by the ring, by age or by replacement wait in the queue until the
+    // sweep reaches them; when they are most of it, they go at once.
+    if (queue.length > 2 * this.entryCount + 1024) queue.filter((slot, serial) => this.holds(slot, serial));
   }
 
   /** The ring's size: the budget, up to MAX_RING_BYTES. */
@@ -609,64 +719,53 @@ export class ResponseCache {
   }
 
   /**
-   * Where in the ring a body of `length` bytes (≤ the ring's size) goes: evicts what of the
+   * Where in the ring an item of `length` bytes (≤ the ring's size) goes: evicts what of the
    * previous lap lies in the way, steps over what was used since (see `ring`). Ends within about
-   * two laps: an entry stepped over loses its second chance.
+   * two laps: an item stepped over loses its second chance.
    */
   private allocate(length: number): number {
     const ring = this.ringBuffer();
+    const queue = this.ringQueue;
     for (;;) {
       if (this.ringHead + length > ring.length) {
-        // Wrap. The previous lap's entries left at the end stay where they are, now the last of
+        // Wrap. The previous lap's items left at the end stay where they are, now the last of
         // this lap (which becomes the previous one).
-        while (this.ringFront < this.ringQueue.length && this.ringQueue[this.ringFront]!.lap < this.ringLap) {
-          const tail = this.ringQueue[this.ringFront++]!;
-          if (!this.isLive(tail)) continue;
-          tail.lap = this.ringLap;
-          this.ringQueue.push(tail);
+        for (let n = queue.length; n > 0; n--) {
+          const slot = queue.frontSlot;
+          const serial = queue.frontSerial;
+          const kind = queue.frontKind;
+          if (this.isLive(slot, serial, kind) && this.lapOf(slot, kind) >= this.ringLap) break;
+          queue.shift();
+          if (!this.isLive(slot, serial, kind)) continue;
+          this.setLap(slot, kind, this.ringLap);
+          queue.push(slot, serial, kind);
         }
         this.ringLap++;
         this.ringHead = 0;
-        this.compactRingQueue();
         continue;
       }
-      const front = this.ringFront < this.ringQueue.length ? this.ringQueue[this.ringFront]! : undefined;
-      if (front === undefined || front.lap === this.ringLap || ringStartOf(front) >= this.ringHead + length) {
-        const start = this.ringHead;
-        this.ringHead += length;
-        return start;
+      if (queue.length === 0) return this.take(length);
+      const slot = queue.frontSlot;
+      const serial = queue.frontSerial;
+      const kind = queue.frontKind;
+      // Dropped already (budget, age, replaced; a variant dropped or made again): its bytes are free.
+      if (!this.isLive(slot, serial, kind)) {
+        queue.shift();
+        continue;
       }
-      this.ringFront++;
-      // Dropped already (budget, age, replaced; a variant forgotten or made again): its bytes are free.
-      if (!this.isLive(front)) continue;
-      if (this.secondChance(front)) {
-        front.lap = this.ringLap;
-        this.ringQueue.push(front);
-        this.ringHead = front.end;
+      if (this.lapOf(slot, kind) === this.ringLap || this.itemStartOf(slot, kind) >= this.ringHead + length) return this.take(length);
+      queue.shift();
+      if (this.secondChance(slot, kind)) {
+        this.setLap(slot, kind, this.ringLap);
+        queue.push(slot, serial, kind);
+        this.ringHead = this.itemEndOf(slot, kind);
       }
     }
   }
 
-  /** Drops the queue's consumed front once it is most of the array. */
-  private compactRingQueue(): void {
-    if (this.ringFront > 1024 && this.ringFront * 2 > this.ringQueue.length) {
-      this.ringQueue = this.ringQueue.slice(this.ringFront);
-      this.ringFront = 0;
-    }
-  }
-
-  /**
-   * The sweep's next entry, wrapping around at the end. The sweep is one Map iterator kept across
-   * calls: a new iterator per eviction would step over every entry deleted since the Map last
-   * compacted, at the front of its storage, each time.
-   */
-  private nextInSweep(): [number, Entry] | undefined {
-    for (let pass = 0; pass < 2; pass++) {
-      this.sweep ??= this.entries.entries();
-      const next = this.sweep.next();
-      if (next.done !== true) return next.value;
-      this.sweep = null;
-    }
-    return undefined;
+  private take(length: number): number {
+    const start = this.ringHead;
+    this.ringHead += length;
+    return start;
   }
 }

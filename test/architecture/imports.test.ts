@@ -21,7 +21,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   store: ['format', 'indexes', 'text'],
   engine: ['store', 'indexes', 'format', 'text', 'contract'],
   render: ['engine', 'store', 'contract', 'format', 'text'],
-  access: ['contract'],
+  access: ['contract', 'text'],
   routes: ['engine', 'render', 'store', 'format', 'text', 'contract', 'access'],
   http: ['routes', 'engine', 'access', 'store', 'contract', 'render'],
   cli: ['contract', 'text', 'format', 'indexes', 'store', 'engine', 'render', 'access', 'routes', 'http', 'build-index'],
