@@ -78,12 +78,12 @@ export interface TrigramSearchOptions {
    * bottom of kth's rounding interval, so every row whose rounded score ties the k-th row's is
    * returned and the caller's later rules decide among them. Must be ≤ kth.
    */
-  tieFloor?: (kth: number) => number;
+  tieFloor?: ((kth: number) => number) | undefined;
   /**
    * Docs flagged nonzero here (indexed by doc) are never matches and never raise a top-k bar: a
    * caller that drops some docs afterwards can still take the top-k cut over the others.
    */
-  excludedDocs?: Uint8Array;
+  excludedDocs?: Uint8Array | undefined;
 }
 
 interface PendingDoc {
