@@ -2,20 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DECIMAL_BYTES, integerText, writeDecimalAt } from '../../runtime/text/number-text.js';
 import { JsonBytes } from '../../runtime/render/row-json.js';
+import { prng } from '../support/random.js';
 
 const decoder = new TextDecoder();
-
-/** A seeded generator (mulberry32), so a failure names a value that comes back. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function numberText(value: number): string {
   const out = new JsonBytes();
@@ -25,7 +14,7 @@ function numberText(value: number): string {
 
 /** Values of the shapes served (scores, distances in km, coordinates) and of every other shape. */
 function sampleValues(): number[] {
-  const next = random(20261125);
+  const next = prng(20261125);
   const values: number[] = [0.1, 0.2, 0.3, 0.1 + 0.2, 0.5, 0.05, 1e-6, 1.5e-6, 9.99e-7, 1e-7, 0.000001, 123456789.12345678, 999999999999999.9, 99999999999999.99, 1e15 + 0.5, 1e21, 1.7976931348623157e308, 5e-324, -0.5, -179.99999999, 2 ** 53 - 0.5];
   for (let i = 0; i < 200_000; i++) {
     const kind = i % 5;
@@ -63,7 +52,7 @@ describe('numbers as text without String()', () => {
   });
 
   it('spells integers as String() does, for every size of count, length and id', () => {
-    const next = random(7);
+    const next = prng(7);
     const values = [0, -0, 1, 9, 10, 999, 1000, 1001, 100000, 1000000, 2 ** 31, 2 ** 53 - 1, -1, -1000, -(2 ** 53) + 1, 2 ** 53, 1e21, 1.5, NaN];
     for (let i = 0; i < 100_000; i++) values.push(Math.floor(next() * 10 ** (i % 16)));
     for (const value of values) assert.equal(integerText(value), String(value), `value ${value}`);
