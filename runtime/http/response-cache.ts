@@ -441,7 +441,7 @@ export class ResponseCache {
     if (typeof body === 'string') ring.write(body, start, length, 'utf8');
     else ring.set(body, start);
     const slot = this.newSlot();
-    const serial = this.nextSerial++ | 0;
+    const serial = this.newSerial();
     this.slotHash[slot] = hash;
     this.slotSerial[slot] = serial;
     this.itemStart[slot] = itemStart;
@@ -461,7 +461,7 @@ export class ResponseCache {
     this.entryCount++;
     this.heldBytes += size;
     this.evictBeyondBudget(slot);
-    return new CachedBody(this, slot, serial, etag, ring.subarray(start, start + length));
+    return new CachedBody(this, slot, serial, etag, this.view(start, start + length));
   }
 
   /**
@@ -507,7 +507,7 @@ export class ResponseCache {
     const v = 2 * slot + kindOf(coding) - 1;
     if (this.slotSerial[slot] !== serial || this.slotHash[slot] === FREE || this.variantSerial[v] === 0) return undefined;
     const ring = this.ring!;
-    return { bytes: ring.subarray(this.variantBodyStart[v]!, this.variantEnd[v]!), etag: ring.toString('latin1', this.variantStart[v]!, this.variantBodyStart[v]!) };
+    return { bytes: this.view(this.variantBodyStart[v]!, this.variantEnd[v]!), etag: this.latin1(this.variantStart[v]!, this.variantBodyStart[v]!) };
   }
 
   /** A new variant of a held body (`slot` still that of `serial`), copied into the ring after the bodies. */
@@ -525,7 +525,7 @@ export class ResponseCache {
     ring.set(bytes, bodyStart);
     const kind = kindOf(coding);
     const v = 2 * slot + kind - 1;
-    const itemSerial = this.nextSerial++ | 0;
+    const itemSerial = this.newSerial();
     const size = etagBytes + bytes.byteLength;
     this.variantSerial[v] = itemSerial;
     this.variantStart[v] = start;
@@ -538,7 +538,14 @@ export class ResponseCache {
     this.entryBytes[slot]! += size;
     this.heldBytes += size;
     this.evictBeyondBudget(slot);
-    return ring.subarray(bodyStart, bodyStart + bytes.byteLength);
+    return this.view(bodyStart, bodyStart + bytes.byteLength);
+  }
+
+  /** A new item serial: int32, never 0 (a variant slot's "none"), wrapping after 2^32 items. */
+  private newSerial(): number {
+    const serial = this.nextSerial;
+    this.nextSerial = (serial + 1) | 0 || 1;
+    return serial;
   }
 
   private hashOf(key: string): number {
@@ -572,8 +579,19 @@ export class ResponseCache {
   }
 
   private bodyOf(slot: number): CachedBody {
+    return new CachedBody(this, slot, this.slotSerial[slot]!, this.latin1(this.itemStart[slot]!, this.keyStart[slot]!), this.view(this.bodyStart[slot]!, this.bodyEnd[slot]!));
+  }
+
+  // Bytes of the ring as a view and as Latin-1 text. A plain Uint8Array view and latin1Slice:
+  // Buffer's subarray and toString check their arguments and build a Buffer, ~45 ns of a hit's
+  // ~370 (in process, one key held among 20,000).
+  private view(start: number, end: number): Uint8Array {
     const ring = this.ring!;
-    return new CachedBody(this, slot, this.slotSerial[slot]!, ring.toString('latin1', this.itemStart[slot]!, this.keyStart[slot]!), ring.subarray(this.bodyStart[slot]!, this.bodyEnd[slot]!));
+    return new Uint8Array(ring.buffer, ring.byteOffset + start, end - start);
+  }
+
+  private latin1(start: number, end: number): string {
+    return (this.ring! as unknown as { latin1Slice(start: number, end: number): string }).latin1Slice(start, end);
   }
 
   /** Whether `slot` still holds the entry of `serial`. */
