@@ -8,7 +8,7 @@
 // which reads the newest snapshot on disk: two swaps in quick succession end on the newest.
 // A snapshot that fails a check is refused with one log line naming the file; the old one keeps
 // serving.
-import { realpathSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import { realpathSync, statSync, type Stats } from 'node:fs';
 import { loadSnapshotBytes, manifestPath, type SnapshotBytes } from '../store/load.js';
 import { openStore } from '../store/open.js';
 import { withSharedStructures } from '../engine/shared.js';
@@ -142,12 +142,18 @@ export function startSnapshotSwapper(options: SnapshotSwapOptions): SnapshotSwap
   // The snapshot replaced on disk: `geoapi build --out <same dir>` renames a complete new directory
   // into place, or a `current` symlink is pointed at another directory. Either way manifest.json
   // (stat follows the symlink) gets another inode or mtime. While a build moves the old directory
-  // aside the file is briefly missing: that is no change; its return is.
+  // aside the file is briefly missing: that is no change; its return is. The first stat is taken
+  // here, synchronously: fs.watchFile took its own asynchronously, so a change made before that
+  // first poll (a busy machine, a swap right after start) became its baseline and was never seen.
   const manifestFile = manifestPath(snapshotDir);
+  const statOf = (): Stats | undefined => statSync(manifestFile, { throwIfNoEntry: false });
+  let known = statOf();
   let debounce: NodeJS.Timeout | null = null;
-  const onManifest = (now: Stats, before: Stats): void => {
-    if (now.ino === 0 && now.mtimeMs === 0) return;
-    if (now.ino === before.ino && now.mtimeMs === before.mtimeMs && now.size === before.size) return;
+  const poll = (): void => {
+    const now = statOf();
+    if (now === undefined) return;
+    if (known !== undefined && now.ino === known.ino && now.mtimeMs === known.mtimeMs && now.size === known.size) return;
+    known = now;
     if (debounce !== null) clearTimeout(debounce);
     debounce = setTimeout(() => {
       debounce = null;
@@ -155,7 +161,8 @@ export function startSnapshotSwapper(options: SnapshotSwapOptions): SnapshotSwap
     }, options.watchIntervalMs ?? 0);
     debounce.unref();
   };
-  if (options.watchIntervalMs !== null && options.swappable) watchFile(manifestFile, { interval: options.watchIntervalMs, persistent: false }, onManifest);
+  const watcher = options.watchIntervalMs !== null && options.swappable ? setInterval(poll, options.watchIntervalMs) : null;
+  watcher?.unref();
 
   return {
     reload,
@@ -164,7 +171,7 @@ export function startSnapshotSwapper(options: SnapshotSwapOptions): SnapshotSwap
     },
     stop() {
       if (debounce !== null) clearTimeout(debounce);
-      unwatchFile(manifestFile, onManifest);
+      if (watcher !== null) clearInterval(watcher);
     },
   };
 }
