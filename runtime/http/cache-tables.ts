@@ -20,6 +20,11 @@ export class HashSlots {
   private live = 0;
   private tombstones = 0;
 
+  /** Slots stored. */
+  get size(): number {
+    return this.live;
+  }
+
   /** The slot stored under `hash` for which `matches(slot, key)` is true, or -1. */
   find(hash: number, key: string, matches: (slot: number, key: string) => boolean): number {
     const slots = this.slots;

@@ -297,11 +297,9 @@ export class ResponseCache {
   /** Entries' age limits count from here. */
   private readonly epochMs = Date.now();
   private heldBytes = 0;
-  private entryCount = 0;
 
   // Per slot. A slot's serial changes whenever its entry does (records and bodies handed out
   // check it); itemSerial numbers every ring item, so a record names one item exactly.
-  private capacity = 0;
   private slotHash = new Int32Array(0);
   private slotSerial = new Int32Array(0);
   private itemStart = new Int32Array(0);
@@ -367,7 +365,7 @@ export class ResponseCache {
   }
 
   get size(): number {
-    return this.entryCount;
+    return this.table.size;
   }
 
   get bytes(): number {
@@ -384,7 +382,7 @@ export class ResponseCache {
     return {
       budgetBytes: this.budgetBytes,
       bytes: this.heldBytes,
-      entries: this.entryCount,
+      entries: this.table.size,
       hits: this.hits,
       misses: this.misses,
       evictions: this.evictions,
@@ -458,7 +456,6 @@ export class ResponseCache {
     this.table.add(hash, slot);
     this.ringQueue.push(slot, serial, KIND_BODY);
     this.sweepQueue.push(slot, serial, KIND_BODY);
-    this.entryCount++;
     this.heldBytes += size;
     this.evictBeyondBudget(slot);
     return new CachedBody(this, slot, serial, etag, this.view(start, start + length));
@@ -493,20 +490,18 @@ export class ResponseCache {
     this.table.clear();
     this.slotHash.fill(FREE);
     this.freeSlots = [];
-    for (let slot = this.capacity - 1; slot >= 0; slot--) this.freeSlots.push(slot);
+    for (let slot = this.slotHash.length - 1; slot >= 0; slot--) this.freeSlots.push(slot);
     this.ringQueue.clear();
     this.sweepQueue.clear();
     this.ringHead = 0;
     this.ringLap++;
-    this.entryCount = 0;
     this.heldBytes = 0;
   }
 
   /** A variant of the entry in `slot` (if it is still that of `serial`) made by an earlier request. */
   heldVariant(slot: number, serial: number, coding: 'br' | 'gzip'): Variant | undefined {
     const v = 2 * slot + kindOf(coding) - 1;
-    if (this.slotSerial[slot] !== serial || this.slotHash[slot] === FREE || this.variantSerial[v] === 0) return undefined;
-    const ring = this.ring!;
+    if (!this.holds(slot, serial) || this.variantSerial[v] === 0) return undefined;
     return { bytes: this.view(this.variantBodyStart[v]!, this.variantEnd[v]!), etag: this.latin1(this.variantStart[v]!, this.variantBodyStart[v]!) };
   }
 
@@ -558,7 +553,6 @@ export class ResponseCache {
 
   /** The slot holding `key` (whose hash is `hash`), or -1. */
   private slotOf(key: string, hash: number): number {
-    if (this.entryCount === 0) return -1;
     return this.table.find(hash, key, this.keyMatches);
   }
 
@@ -606,13 +600,14 @@ export class ResponseCache {
 
   /** Doubles the slot arrays (rare: they stay at the most entries held at once, rounded up). */
   private grow(): void {
-    const capacity = Math.max(1024, this.capacity * 2);
+    const previous = this.slotHash.length;
+    const capacity = Math.max(1024, previous * 2);
     const int32 = (old: Int32Array, size: number): Int32Array<ArrayBuffer> => {
       const grown = new Int32Array(size);
       grown.set(old);
       return grown;
     };
-    this.slotHash = int32(this.slotHash, capacity).fill(FREE, this.capacity);
+    this.slotHash = int32(this.slotHash, capacity).fill(FREE, previous);
     this.slotSerial = int32(this.slotSerial, capacity);
     this.itemStart = int32(this.itemStart, capacity);
     this.keyStart = int32(this.keyStart, capacity);
@@ -634,8 +629,7 @@ export class ResponseCache {
     this.variantLap = int32(this.variantLap, 2 * capacity);
     this.variantHitsAtWrite = int32(this.variantHitsAtWrite, 2 * capacity);
     this.variantBytes = int32(this.variantBytes, 2 * capacity);
-    for (let slot = capacity - 1; slot >= this.capacity; slot--) this.freeSlots.push(slot);
-    this.capacity = capacity;
+    for (let slot = capacity - 1; slot >= previous; slot--) this.freeSlots.push(slot);
   }
 
   /** Drops the entry in `slot` (its records are skipped when reached). */
@@ -643,11 +637,7 @@ export class ResponseCache {
     this.table.remove(this.slotHash[slot]!, slot);
     this.slotHash[slot] = FREE;
     this.freeSlots.push(slot);
-    this.entryCount--;
     this.heldBytes -= this.entryBytes[slot]!;
-    // Records of its variants would otherwise match a later entry's: the slot's serial changes then.
-    this.variantSerial[2 * slot] = 0;
-    this.variantSerial[2 * slot + 1] = 0;
   }
 
   /** Whether a ring record's bytes are still in use: its entry held, and for a variant, that variant still the entry's. */
@@ -705,7 +695,7 @@ export class ResponseCache {
   private evictBeyondBudget(keep: number): void {
     const queue = this.sweepQueue;
     // At most two passes over the entries: the second finds every entry's second chance spent.
-    for (let steps = 2 * this.entryCount + 2; this.heldBytes > this.budgetBytes && steps > 0 && queue.length > 0; ) {
+    for (let steps = 2 * this.table.size + 2; this.heldBytes > this.budgetBytes && steps > 0 && queue.length > 0; ) {
       const slot = queue.frontSlot;
       const serial = queue.frontSerial;
       queue.shift();
@@ -723,7 +713,7 @@ export class ResponseCache {
     }
     // Records of entries dropped by the ring, by age or by replacement wait in the queue until the
     // sweep reaches them; when they are most of it, they go at once.
-    if (queue.length > 2 * this.entryCount + 1024) queue.filter((slot, serial) => this.holds(slot, serial));
+    if (queue.length > 2 * this.table.size + 1024) queue.filter((slot, serial) => this.holds(slot, serial));
   }
 
   /** The ring's size: the budget, up to MAX_RING_BYTES. */
