@@ -179,6 +179,7 @@ export class TrigramIndex {
   /** maxTrigramsFor[c]: the most trigrams a doc sharing c query trigrams may have and still reach the threshold. */
   private maxTrigramsFor = new Int32Array(64);
   private readonly best = new BestRows();
+  private lastFloor = 0;
 
   private constructor(
     private readonly codes: Int32Array,
@@ -283,8 +284,7 @@ export class TrigramIndex {
    * threshold, and its similarity. `threshold` must be in (0, 1].
    */
   search(query: string, threshold: number, options: TrigramSearchOptions = {}): TrigramMatches {
-    if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`trigram search: threshold must be in (0, 1], found ${threshold}`);
-    return this.run(query, threshold, 0, options);
+    return this.copied(this.searchInPlace(query, threshold, 0, options));
   }
 
   /**
@@ -295,9 +295,34 @@ export class TrigramIndex {
    * k-th place can be broken by the caller's own rules. `k` ≥ 1.
    */
   searchTop(query: string, threshold: number, k: number, options: TrigramSearchOptions = {}): TrigramMatches {
-    if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`trigram search: threshold must be in (0, 1], found ${threshold}`);
     if (!(Number.isInteger(k) && k >= 1)) throw new RangeError(`trigram search: k must be an integer ≥ 1, found ${k}`);
+    return this.copied(this.searchInPlace(query, threshold, k, options));
+  }
+
+  /**
+   * search() (k = 0) or searchTop() (k ≥ 1) without copying the answer out: returns the match
+   * count; the matches are resultDocs[0, count) with resultScores, and the floor is resultFloor,
+   * all valid until this index's next search. For callers that read them at once (nameMatches):
+   * two new typed arrays per search cost more than the copy they save.
+   */
+  searchInPlace(query: string, threshold: number, k: number, options: TrigramSearchOptions): number {
+    if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`trigram search: threshold must be in (0, 1], found ${threshold}`);
     return this.run(query, threshold, k, options);
+  }
+
+  /** The last search's matching docs, [0, its count) (see searchInPlace). */
+  get resultDocs(): Int32Array {
+    return this.touched ?? NO_DOCS;
+  }
+
+  /** The last search's match scores (float4 values), parallel to resultDocs. */
+  get resultScores(): Float32Array {
+    return this.matchScores ?? NO_SCORES;
+  }
+
+  /** The last search's floor (TrigramMatches.floor). */
+  get resultFloor(): number {
+    return this.lastFloor;
   }
 
   // How a search runs (k = 0: every match; else the top-k rows as searchTop() describes).
@@ -318,18 +343,18 @@ export class TrigramIndex {
   //    membership bitmap, another by binary search), stopping as soon as its bound falls short,
   //    and score it. For top-k the bar rises to the k-th best row score seen so far, which prunes
   //    the candidates checked later.
-  private run(query: string, threshold: number, k: number, options: TrigramSearchOptions): TrigramMatches {
+  private run(query: string, threshold: number, k: number, options: TrigramSearchOptions): number {
     const queryTrigrams = trigramsOf(query);
     const nq = queryTrigrams.length;
-    if (nq === 0 || this.docRows.length === 0) return noMatches(threshold);
+    if (nq === 0 || this.docRows.length === 0) return this.noMatches(threshold);
     let minCommon = 1;
     while (minCommon <= nq && Math.fround(minCommon / nq) < threshold) minCommon++;
-    if (minCommon > nq) return noMatches(threshold);
+    if (minCommon > nq) return this.noMatches(threshold);
 
     const [docStart, docEnd] = this.docRange(options.rowStart ?? 0, options.rowEnd ?? 0x7fffffff);
-    if (docStart >= docEnd) return noMatches(threshold);
+    if (docStart >= docEnd) return this.noMatches(threshold);
     const listCount = this.collectLists(queryTrigrams);
-    if (listCount < minCommon) return noMatches(threshold);
+    if (listCount < minCommon) return this.noMatches(threshold);
     const excluded = options.excludedDocs;
     if (excluded !== undefined && excluded.length !== this.docRows.length) {
       throw new RangeError(`trigram search: expected excludedDocs of ${this.docRows.length} docs, found ${excluded.length}`);
@@ -387,20 +412,29 @@ export class TrigramIndex {
 
     // 2. Candidates: their counts stay in state; the others' are cleared. The group stands for n
     // (at most n: the last group holds longer docs), so no doc's count is read here.
+    // Touched postings come in runs of one group (a list's postings are grouped): candidatesIn is
+    // added to once per run, not per posting, whose read-modify-write of one slot chains them.
     const candidatesIn = this.candidatesIn.fill(0);
     let candidateCount = 0;
+    let runGroup = 0;
+    let runStart = 0;
     for (let t = 0; t < touchedCount; t++) {
       const posting = touched[t]!;
       const doc = posting & DOC_MASK;
       const group = posting >>> DOC_BITS;
+      if (group !== runGroup) {
+        candidatesIn[runGroup]! += candidateCount - runStart;
+        runGroup = group;
+        runStart = candidateCount;
+      }
       const common = state[doc]!;
       const notCounted = listCount - 1 - lastCountedFor[group]!;
       const kept = ((maxTrigramsFor[common + notCounted]! - group) >>> 31) ^ 1;
       state[doc] = common * kept;
       touched[candidateCount] = doc;
       candidateCount += kept;
-      candidatesIn[group]! += kept;
     }
+    candidatesIn[runGroup]! += candidateCount - runStart;
 
     // Then count the candidates in the next lists too while scanning a list is cheaper than a
     // binary search per candidate that needs it (many candidates: long queries, low thresholds).
@@ -448,7 +482,7 @@ export class TrigramIndex {
       }
     }
 
-    return this.matchesFrom(matchCount, bar);
+    return this.keptAbove(matchCount, bar);
   }
 
   /**
@@ -540,8 +574,8 @@ export class TrigramIndex {
     return count;
   }
 
-  /** The first matchCount matches (touched / matchScores) scoring ≥ bar, copied out. */
-  private matchesFrom(matchCount: number, bar: number): TrigramMatches {
+  /** Keeps the first matchCount matches (touched / matchScores) scoring ≥ bar, in place; returns their count. */
+  private keptAbove(matchCount: number, bar: number): number {
     const matches = this.touched!;
     const matchScores = this.matchScores!;
     let kept = 0;
@@ -552,7 +586,18 @@ export class TrigramIndex {
         matchScores[kept++] = matchScores[m]!;
       }
     }
-    return { docs: matches.slice(0, kept), scores: Float64Array.from(matchScores.subarray(0, kept)), floor: bar };
+    this.lastFloor = bar;
+    return kept;
+  }
+
+  private noMatches(floor: number): number {
+    this.lastFloor = floor;
+    return 0;
+  }
+
+  /** The first `count` results of the last search, copied out. */
+  private copied(count: number): TrigramMatches {
+    return { docs: this.resultDocs.slice(0, count), scores: Float64Array.from(this.resultScores.subarray(0, count)), floor: this.lastFloor };
   }
 
   /**
@@ -568,7 +613,7 @@ export class TrigramIndex {
     excluded: Uint8Array | undefined,
     docStart: number,
     docEnd: number,
-  ): TrigramMatches {
+  ): number {
     const counters = (this.wideCounters ??= new Uint16Array(this.docRows.length));
     const touched = (this.touched ??= new Int32Array(this.docRows.length));
     const matchScores = (this.matchScores ??= new Float32Array(this.docRows.length));
@@ -598,7 +643,7 @@ export class TrigramIndex {
         if (next !== kth) bar = Math.max(threshold, tieFloor ? tieFloor((kth = next)) : (kth = next));
       }
     }
-    return this.matchesFrom(matchCount, bar);
+    return this.keptAbove(matchCount, bar);
   }
 
   private docStateArray(): Uint8Array {
@@ -682,9 +727,8 @@ function boundOf(shared: number, n: number, nq: number): number {
   return Math.fround(c / (nq + n - c));
 }
 
-function noMatches(floor: number): TrigramMatches {
-  return { docs: new Int32Array(0), scores: new Float64Array(0), floor };
-}
+const NO_DOCS = new Int32Array(0);
+const NO_SCORES = new Float32Array(0);
 
 /**
  * The k best distinct rows seen (a row keeps its best score), scores descending: what sets the

@@ -207,6 +207,19 @@ describe('TrigramIndex', () => {
     assert.deepEqual(searched(index, 'new york', 0.3), first);
   });
 
+  it('searchInPlace leaves what search and searchTop return in its result arrays, until the next search', () => {
+    const index = build(NAMES.map((text, row) => ({ row, field: 0, text })));
+    const inPlace = (k: number) => {
+      const count = index.searchInPlace('saint paulo', 0.1, k, {});
+      return { docs: index.resultDocs.slice(0, count), scores: Float64Array.from(index.resultScores.subarray(0, count)), floor: index.resultFloor };
+    };
+    assert.deepEqual(inPlace(0), index.search('saint paulo', 0.1));
+    assert.deepEqual(inPlace(2), index.searchTop('saint paulo', 0.1, 2));
+    assert.ok(inPlace(2).floor > 0.1, 'a top-2 search raises its floor here');
+    assert.equal(index.searchInPlace('qqqq', 0.5, 0, {}), 0);
+    assert.equal(index.resultFloor, 0.5);
+  });
+
   it('searchTop returns exactly the docs that can rank among the first k rows, for random queries, thresholds, k and row ranges', () => {
     const random = prng(31);
     const words = ['san', 'santa', 'maria', 'new', 'york', 'port', 'saint', 'louis', 'london', 'lyon', 'paulo', 'são', 'del', 'rio', 'de', 'la', 'москва', 'ново', 'город', '東京', '市', 'el', 'al', 'zurich', 'zürich'];

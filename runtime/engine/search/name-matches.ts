@@ -14,10 +14,10 @@
 // still rank is returned with its higher half; a doc returned with only its lower half scores
 // below what the first k rows reach and never displaces them. C leaves the changed docs out of
 // its search (excludedDocs), so they never raise its bar; it runs only for accented queries.
-// B then C start from the floor the searches before them ended with (TrigramMatches.floor): the
+// B then C start from the floor the searches before them ended with (TrigramIndex.resultFloor): the
 // combined k-th best row score is at least A's, so a doc below A's floor cannot rank or tie, and
 // a higher threshold lets B and C count fewer posting lists.
-import { type TrigramField, type TrigramIndex, type TrigramMatches } from '../../indexes/trigram-index.js';
+import { type TrigramIndex } from '../../indexes/trigram-index.js';
 import { trigramsOf } from '../../text/trigram.js';
 import { unaccent } from '../../text/unaccent.js';
 
@@ -37,11 +37,33 @@ export interface NameMatchOptions {
   tieFloor?: (kth: number) => number;
 }
 
+/** What nameMatches returns: [0, count) of the arrays (which may be longer). */
 export interface NameMatches {
   count: number;
   rows: Int32Array;
   fields: Uint8Array;
   scores: Float64Array;
+}
+
+/**
+ * The thread's answer, reused by every call (searches run one at a time per thread, and callers
+ * read it at once): new typed arrays per search each cost an ArrayBuffer's backing store.
+ */
+const out: NameMatches = { count: 0, rows: new Int32Array(256), fields: new Uint8Array(256), scores: new Float64Array(256) };
+
+function reserve(more: number): void {
+  const needed = out.count + more;
+  if (needed <= out.rows.length) return;
+  const size = Math.max(needed, out.rows.length * 2);
+  const rows = new Int32Array(size);
+  const fields = new Uint8Array(size);
+  const scores = new Float64Array(size);
+  rows.set(out.rows.subarray(0, out.count));
+  fields.set(out.fields.subarray(0, out.count));
+  scores.set(out.scores.subarray(0, out.count));
+  out.rows = rows;
+  out.fields = fields;
+  out.scores = scores;
 }
 
 /** changedDocs of `trigram` (see NameTrigrams): its docs whose (row, field) `trigramUnaccented` holds. */
@@ -58,38 +80,35 @@ function sameCodes(a: Int32Array, b: Int32Array): boolean {
   return a.length === b.length && a.every((code, i) => code === b[i]);
 }
 
-function run(index: TrigramIndex, q: string, threshold: number, options: NameMatchOptions, excludedDocs?: Uint8Array): TrigramMatches {
+/** Runs one search and appends its (row, field, score) matches to `out`; returns its floor. */
+function run(index: TrigramIndex, q: string, threshold: number, options: NameMatchOptions, excludedDocs?: Uint8Array): number {
   // One object shape for every call: `{ ...range, tieFloor }` made V8 create a hidden class per
   // call (a map transition on tieFloor from the spread's copy, with its descriptors and an inline
   // cache handler), all in the old generation: ~0.5 KB of it per autocomplete request.
   const searchOptions = { rowStart: options.rowStart, rowEnd: options.rowEnd, excludedDocs, tieFloor: options.tieFloor };
-  if (options.k === undefined) return index.search(q, threshold, searchOptions);
-  return index.searchTop(q, threshold, options.k, searchOptions);
+  const count = index.searchInPlace(q, threshold, options.k ?? 0, searchOptions);
+  reserve(count);
+  const docs = index.resultDocs;
+  const scores = index.resultScores;
+  for (let i = 0; i < count; i++) {
+    const doc = docs[i]!;
+    out.rows[out.count] = index.docRow(doc);
+    out.fields[out.count] = index.docField(doc);
+    out.scores[out.count++] = scores[i]!;
+  }
+  return index.resultFloor;
 }
 
-/** Every (row, field, score) the caller needs (see above); scores are float4 values like similarity(). */
+/**
+ * Every (row, field, score) the caller needs (see above); scores are float4 values like
+ * similarity(). The answer is the thread's reused one: valid until the next call.
+ */
 export function nameMatches(indexes: NameTrigrams, q: string, threshold: number, options: NameMatchOptions): NameMatches {
-  const plain = run(indexes.trigram, q, threshold, options);
+  out.count = 0;
+  const plainFloor = run(indexes.trigram, q, threshold, options);
   const uq = unaccent(q);
-  const unaccented = run(indexes.trigramUnaccented, uq, plain.floor, options);
+  const unaccentedFloor = run(indexes.trigramUnaccented, uq, plainFloor, options);
   const accentedQuery = uq !== q && !sameCodes(trigramsOf(uq), trigramsOf(q));
-  const others = accentedQuery ? run(indexes.trigram, uq, Math.max(plain.floor, unaccented.floor), options, indexes.changedDocs) : null;
-
-  const capacity = plain.docs.length + unaccented.docs.length + (others?.docs.length ?? 0);
-  const out: NameMatches = { count: 0, rows: new Int32Array(capacity), fields: new Uint8Array(capacity), scores: new Float64Array(capacity) };
-  const push = (row: number, field: TrigramField, score: number): void => {
-    out.rows[out.count] = row;
-    out.fields[out.count] = field;
-    out.scores[out.count++] = score;
-  };
-  const add = (index: TrigramIndex, matches: TrigramMatches): void => {
-    for (let i = 0; i < matches.docs.length; i++) {
-      const doc = matches.docs[i]!;
-      push(index.docRow(doc), index.docField(doc), matches.scores[i]!);
-    }
-  };
-  add(indexes.trigram, plain);
-  add(indexes.trigramUnaccented, unaccented);
-  if (others) add(indexes.trigram, others);
+  if (accentedQuery) run(indexes.trigram, uq, Math.max(plainFloor, unaccentedFloor), options, indexes.changedDocs);
   return out;
 }
