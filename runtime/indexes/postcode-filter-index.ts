@@ -345,51 +345,46 @@ export class PostcodeFilterIndex {
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
- * Marks the localities of one country whose key contains `needle` (a matchKey form without the
- * terminator). Returns a bit per locality (bit i of byte i >> 3 for index − localityStart = i:
- * isMarked), or null when none matches. The needle's UTF-8 is searched in the text's UTF-8: for well-formed strings a byte match is a
- * code-unit match (UTF-8 lead bytes never occur inside a character), so the marks are those of
- * String#indexOf over the decoded text, which a needle holding a lone surrogate still gets.
+ * The localities of one country whose key contains `needle` (a matchKey form without the
+ * terminator): their indexes − localityStart, ascending, or null when none matches. A list, not a
+ * mark per locality: a needle matches a few localities of thousands (a median of 2 over the
+ * postcode requests of bench:report), so memos of them stay small. The needle's UTF-8 is
+ * searched in the text's UTF-8: for well-formed strings a byte match is a code-unit match (UTF-8
+ * lead bytes never occur inside a character), so the matches are those of String#indexOf over
+ * the decoded text, which a needle holding a lone surrogate still gets.
  */
-export function matchLocalities(localities: CountryLocalities, needle: string): Uint8Array | null {
+export function matchLocalities(localities: CountryLocalities, needle: string): Int32Array | null {
   if (needle === '' || LONE_SURROGATE.test(needle)) return matchDecoded(localities, needle);
   const { bytes, byteStart } = localities;
   const needleBytes = Buffer.from(needle, 'utf8');
-  let marks: Uint8Array | null = null;
+  const matched: number[] = [];
   let from = 0;
   for (;;) {
     const hit = bytes.indexOf(needleBytes, from);
     if (hit < 0) break;
     const locality = lastAtOrBefore(byteStart, hit);
-    marks ??= new Uint8Array((byteStart.length + 7) >>> 3);
-    marks[locality >>> 3]! |= 1 << (locality & 7);
+    matched.push(locality);
     // Continue after this locality: one hit per locality is enough.
     from = locality + 1 < byteStart.length ? byteStart[locality + 1]! : bytes.length;
   }
-  return marks;
-}
-
-/** Whether matchLocalities' marks hold locality i (index − localityStart). */
-export function isMarked(marks: Uint8Array, i: number): boolean {
-  return ((marks[i >>> 3]! >>> (i & 7)) & 1) !== 0;
+  return matched.length === 0 ? null : Int32Array.from(matched);
 }
 
 /** matchLocalities over the decoded text (UTF-16 offsets), for needles whose UTF-8 form differs. */
-function matchDecoded(localities: CountryLocalities, needle: string): Uint8Array | null {
+function matchDecoded(localities: CountryLocalities, needle: string): Int32Array | null {
   const text = decoder.decode(localities.bytes);
   const { charStart } = localities;
-  let marks: Uint8Array | null = null;
+  const matched: number[] = [];
   let from = 0;
   while (from <= text.length) {
     const hit = text.indexOf(needle, from);
     if (hit < 0) break;
     const locality = lastAtOrBefore(charStart, hit);
-    marks ??= new Uint8Array((charStart.length + 7) >>> 3);
-    marks[locality >>> 3]! |= 1 << (locality & 7);
+    matched.push(locality);
     // An empty needle is in every locality: step past the text's end rather than find it there again.
     from = locality + 1 < charStart.length ? charStart[locality + 1]! : text.length + 1;
   }
-  return marks;
+  return matched.length === 0 ? null : Int32Array.from(matched);
 }
 
 /** The last index i of an ascending array with starts[i] ≤ at (starts[0] ≤ at). */

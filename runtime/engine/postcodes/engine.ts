@@ -4,13 +4,14 @@
 // - filtered listing: a scan of the country's rows in snapshot order (= code, then id) that
 //   resumes right after a given row and tests filters on typed columns only.
 import { POSTCODE_FILTERS_SECTION, POSTCODE_KEYS_SECTION } from '../../format/sections.js';
-import { isMarked, matchLocalities, PostcodeFilterIndex } from '../../indexes/postcode-filter-index.js';
+import { matchLocalities, PostcodeFilterIndex } from '../../indexes/postcode-filter-index.js';
 import { StringTable } from '../../indexes/string-table.js';
 import type { Store } from '../../store/types.js';
 import { postcodeDisplayQuery, postcodeKey } from '../../text/normalise.js';
 import { countryRowByIso2 } from '../countries.js';
 import { perStore } from '../per-store.js';
 import { SHARED } from '../shared-names.js';
+import { MarksMemo } from './marks-memo.js';
 
 /** Filters in their normalised forms (what two equivalent requests have in common). */
 export interface PostcodeFilters {
@@ -48,18 +49,23 @@ export interface SearchPage {
   hasMore: boolean;
 }
 
-/** Bounded cache of locality match marks per (country, q): pages of one search reuse them. */
-// A bit per locality: 1 MiB holds as many marks as 8 MiB of byte marks did, per thread.
+/**
+ * Bounded memo of the localities matching q per (country, q), per thread: pages of one search,
+ * and the same search from other clients, reuse them. Lists of matched localities (4 bytes per
+ * match; a few per q): the 3,315 distinct (country, q) of bench:report's postcode pages hold 26 KB
+ * of them, where marks of a bit per locality took 5.6 MB and kept this memo churning.
+ */
 const LOCALITY_MARKS_MAX_BYTES = 1024 * 1024;
-const NO_MATCH = new Uint8Array(0);
+const NO_MATCH = new Int32Array(0);
 
 const engines = perStore((store) => new PostcodeEngine(store));
 
 export class PostcodeEngine {
   private readonly keys: StringTable;
   private readonly columns: PostcodeFilterIndex;
-  private readonly localityMarks = new Map<string, Uint8Array>();
-  private localityMarksBytes = 0;
+  private readonly localityMarks = new MarksMemo(LOCALITY_MARKS_MAX_BYTES);
+  /** Per locality of the country being scanned: 1 when q matches it (set from a memo's list, cleared after the scan). */
+  private localityScratch = new Uint8Array(0);
 
   constructor(readonly store: Store) {
     const count = store.postcodes.count;
@@ -152,7 +158,7 @@ export class PostcodeEngine {
     // marked per distinct locality of the country.
     let prefixStart = 0;
     let prefixEnd = 0;
-    let marks: Uint8Array | null = null;
+    let matched: Int32Array | null = null;
     let localityBase = 0;
     if (filters.q !== null) {
       const prefix = postcodeKey(filters.q);
@@ -172,8 +178,8 @@ export class PostcodeEngine {
       }
       const localities = columns.localitiesOfRange(countryStart);
       localityBase = localities.localityStart;
-      marks = this.localityMarksFor(request.countryRow, filters.q, () => matchLocalities(localities, filters.q!));
-      if (marks === null) {
+      matched = this.localityMarksFor(request.countryRow, filters.q, () => matchLocalities(localities, filters.q!));
+      if (matched === null) {
         // Only code matches are possible: scan just their range.
         start = Math.max(start, prefixStart);
         end = Math.min(end, prefixEnd);
@@ -185,6 +191,7 @@ export class PostcodeEngine {
     const cityIdByRow = columns.cityIdByRow;
     const typeByRow = columns.typeByRow;
     const localityByRow = columns.localityByRow;
+    const marks = matched === null ? null : this.marksOf(matched);
     const rows: number[] = [];
     const wanted = limit + 1;
     for (let row = start; row < end; row++) {
@@ -193,33 +200,32 @@ export class PostcodeEngine {
       if (typeValue >= 0 && typeByRow[row] !== typeValue) continue;
       if (marks !== null && (row < prefixStart || row >= prefixEnd)) {
         const locality = localityByRow[row]!;
-        if (locality < 0 || !isMarked(marks, locality - localityBase)) continue;
+        if (locality < 0 || marks[locality - localityBase] !== 1) continue;
       }
       rows.push(row);
       if (rows.length === wanted) break;
     }
+    if (marks !== null) for (let i = 0; i < matched!.length; i++) marks[matched![i]!] = 0;
     const hasMore = rows.length > limit;
     if (hasMore) rows.length = limit;
     return { rows, hasMore };
   }
 
-  private localityMarksFor(countryRow: number, q: string, compute: () => Uint8Array | null): Uint8Array | null {
+  /** The scratch marks of the `matched` localities (indexes − localityStart); the caller clears them. */
+  private marksOf(matched: Int32Array): Uint8Array {
+    const needed = matched[matched.length - 1]! + 1; // ascending
+    if (this.localityScratch.length < needed) this.localityScratch = new Uint8Array(Math.max(needed, this.localityScratch.length * 2));
+    const marks = this.localityScratch;
+    for (let i = 0; i < matched.length; i++) marks[matched[i]!] = 1;
+    return marks;
+  }
+
+  private localityMarksFor(countryRow: number, q: string, compute: () => Int32Array | null): Int32Array | null {
     const key = `${countryRow}\u0000${q}`;
     const cached = this.localityMarks.get(key);
-    if (cached !== undefined) {
-      // Refresh recency (Map keeps insertion order).
-      this.localityMarks.delete(key);
-      this.localityMarks.set(key, cached);
-      return cached === NO_MATCH ? null : cached;
-    }
+    if (cached !== undefined) return cached === NO_MATCH ? null : cached;
     const marks = compute() ?? NO_MATCH;
     this.localityMarks.set(key, marks);
-    this.localityMarksBytes += marks.byteLength + key.length * 2;
-    for (const [oldKey, oldMarks] of this.localityMarks) {
-      if (this.localityMarksBytes <= LOCALITY_MARKS_MAX_BYTES || oldKey === key) break;
-      this.localityMarks.delete(oldKey);
-      this.localityMarksBytes -= oldMarks.byteLength + oldKey.length * 2;
-    }
     return marks === NO_MATCH ? null : marks;
   }
 }
