@@ -146,7 +146,18 @@ export class PrefixIndex {
   /** Entries whose key starts with `prefixKey` (matchKey form): [start, end). */
   range(prefixKey: string): [number, number] {
     const probe = this.encode(prefixKey);
-    return [this.bound(probe, 0), this.bound(probe, 1)];
+    // One search down to the first entry inside the range, then its two ends each within what is
+    // left: the levels both ends share are read once (the deep ones miss the cache).
+    let lo = 0;
+    let hi = this.rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const order = this.comparePrefix(mid, probe);
+      if (order < 0) lo = mid + 1;
+      else if (order > 0) hi = mid;
+      else return [this.bound(probe, 0, lo, mid), this.bound(probe, 1, mid + 1, hi)];
+    }
+    return [lo, lo];
   }
 
   /** Entries whose key equals `key`: [start, end), the head of range(key). */
@@ -188,10 +199,8 @@ export class PrefixIndex {
     return length < probe.length ? -1 : 0;
   }
 
-  /** First entry whose comparePrefix is ≥ 0 (side 0: range start) or > 0 (side 1: range end). */
-  private bound(probe: Uint8Array, side: 0 | 1): number {
-    let lo = 0;
-    let hi = this.rows.length;
+  /** First entry of [lo, hi) whose comparePrefix is ≥ 0 (side 0: range start) or > 0 (side 1: range end), else hi. */
+  private bound(probe: Uint8Array, side: 0 | 1, lo: number, hi: number): number {
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (this.comparePrefix(mid, probe) < side) lo = mid + 1;
