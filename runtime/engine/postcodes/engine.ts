@@ -11,7 +11,7 @@ import { postcodeDisplayQuery, postcodeKey } from '../../text/normalise.js';
 import { countryRowByIso2 } from '../countries.js';
 import { perStore } from '../per-store.js';
 import { SHARED } from '../shared-names.js';
-import { MarksMemo } from './marks-memo.js';
+import { LocalityMatchMemo } from './match-memo.js';
 
 /** Filters in their normalised forms (what two equivalent requests have in common). */
 export interface PostcodeFilters {
@@ -55,7 +55,7 @@ export interface SearchPage {
  * match; a few per q): the 3,315 distinct (country, q) of bench:report's postcode pages hold 26 KB
  * of them, where marks of a bit per locality took 5.6 MB and kept this memo churning.
  */
-const LOCALITY_MARKS_MAX_BYTES = 1024 * 1024;
+const LOCALITY_MATCHES_MAX_BYTES = 1024 * 1024;
 const NO_MATCH = new Int32Array(0);
 
 const engines = perStore((store) => new PostcodeEngine(store));
@@ -63,7 +63,7 @@ const engines = perStore((store) => new PostcodeEngine(store));
 export class PostcodeEngine {
   private readonly keys: StringTable;
   private readonly columns: PostcodeFilterIndex;
-  private readonly localityMarks = new MarksMemo(LOCALITY_MARKS_MAX_BYTES);
+  private readonly localityMatches = new LocalityMatchMemo(LOCALITY_MATCHES_MAX_BYTES);
   /** Per locality of the country being scanned: 1 when q matches it (set from a memo's list, cleared after the scan). */
   private localityScratch = new Uint8Array(0);
 
@@ -178,7 +178,7 @@ export class PostcodeEngine {
       }
       const localities = columns.localitiesOfRange(countryStart);
       localityBase = localities.localityStart;
-      matched = this.localityMarksFor(request.countryRow, filters.q, () => matchLocalities(localities, filters.q!));
+      matched = this.localityMatchesFor(request.countryRow, filters.q, () => matchLocalities(localities, filters.q!));
       if (matched === null) {
         // Only code matches are possible: scan just their range.
         start = Math.max(start, prefixStart);
@@ -220,12 +220,12 @@ export class PostcodeEngine {
     return marks;
   }
 
-  private localityMarksFor(countryRow: number, q: string, compute: () => Int32Array | null): Int32Array | null {
+  private localityMatchesFor(countryRow: number, q: string, compute: () => Int32Array | null): Int32Array | null {
     const key = `${countryRow}\u0000${q}`;
-    const cached = this.localityMarks.get(key);
+    const cached = this.localityMatches.get(key);
     if (cached !== undefined) return cached === NO_MATCH ? null : cached;
-    const marks = compute() ?? NO_MATCH;
-    this.localityMarks.set(key, marks);
-    return marks === NO_MATCH ? null : marks;
+    const matched = compute() ?? NO_MATCH;
+    this.localityMatches.set(key, matched);
+    return matched === NO_MATCH ? null : matched;
   }
 }

@@ -1,27 +1,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MarksMemo } from '../../../runtime/engine/postcodes/marks-memo.js';
+import { LocalityMatchMemo } from '../../../runtime/engine/postcodes/match-memo.js';
 import { prng } from '../../support/random.js';
 
-const bytesOf = (key: string, marks: Int32Array): number => marks.byteLength + key.length * 2;
+const bytesOf = (key: string, matched: Int32Array): number => matched.byteLength + key.length * 2;
 
-describe('MarksMemo', () => {
-  it('answers every key with the marks set for it or not at all, holds at most its budget, and always keeps the latest key (random operations against a Map)', () => {
+describe('LocalityMatchMemo', () => {
+  it('answers every key with the list set for it or not at all, holds at most its budget, and always keeps the latest key (random operations against a Map)', () => {
     const random = prng(7);
     const maxBytes = 4096;
-    const memo = new MarksMemo(maxBytes);
+    const memo = new LocalityMatchMemo(maxBytes);
     const setFor = new Map<string, Int32Array>();
     for (let i = 0; i < 60_000; i++) {
       const key = `${Math.floor(random() * 40)}\u0000${Math.floor(random() * 60)}`;
       const held = memo.get(key);
       if (held !== undefined) {
-        assert.equal(held, setFor.get(key), `${JSON.stringify(key)} answers the marks set for it`);
+        assert.equal(held, setFor.get(key), `${JSON.stringify(key)} answers the list set for it`);
         continue;
       }
-      const marks = new Int32Array(random() < 0.3 ? 0 : Math.floor(random() * 225));
-      memo.set(key, marks);
-      setFor.set(key, marks);
-      assert.equal(memo.get(key), marks, 'the key just set is held');
+      const list = new Int32Array(random() < 0.3 ? 0 : Math.floor(random() * 225));
+      memo.set(key, list);
+      setFor.set(key, list);
+      assert.equal(memo.get(key), list, 'the key just set is held');
       let bytes = 0;
       let size = 0;
       for (const [k, m] of setFor) {
@@ -38,7 +38,7 @@ describe('MarksMemo', () => {
   });
 
   it('gives keys used since they were set a second chance: the unused ones go first', () => {
-    const memo = new MarksMemo(5 * bytesOf('k0', new Int32Array(90)));
+    const memo = new LocalityMatchMemo(5 * bytesOf('k0', new Int32Array(90)));
     for (let i = 0; i < 5; i++) memo.set(`k${i}`, new Int32Array(90));
     memo.get('k0');
     memo.get('k2');
@@ -48,7 +48,7 @@ describe('MarksMemo', () => {
   });
 
   it('keeps a single entry larger than its budget until the next one comes', () => {
-    const memo = new MarksMemo(100);
+    const memo = new LocalityMatchMemo(100);
     memo.set('big', new Int32Array(500));
     assert.equal(memo.get('big')?.length, 500);
     memo.set('next', new Int32Array(10));

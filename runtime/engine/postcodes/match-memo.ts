@@ -6,12 +6,12 @@
 // and a set: a hole in the Map's table each time, and a new table when they fill it).
 
 /** What a slot's bytes count: its list and its key's UTF-16 units. */
-const bytesOf = (key: string, marks: Int32Array): number => marks.byteLength + key.length * 2;
+const bytesOf = (key: string, matched: Int32Array): number => matched.byteLength + key.length * 2;
 
-export class MarksMemo {
+export class LocalityMatchMemo {
   private readonly slotByKey = new Map<string, number>();
   private readonly keys: string[] = [];
-  private readonly marks: Int32Array[] = [];
+  private readonly lists: Int32Array[] = [];
   /** 1: used since the hand last passed the slot. */
   private used = new Uint8Array(64);
   private readonly freeSlots: number[] = [];
@@ -28,21 +28,21 @@ export class MarksMemo {
     return this.heldBytes;
   }
 
-  /** The marks held for `key` (marked used), or undefined. */
+  /** The list held for `key` (its slot marked used), or undefined. */
   get(key: string): Int32Array | undefined {
     const slot = this.slotByKey.get(key);
     if (slot === undefined) return undefined;
     this.used[slot] = 1;
-    return this.marks[slot]!;
+    return this.lists[slot]!;
   }
 
-  /** Holds `marks` for `key` (not held yet), then evicts other slots, least recently used first by second chance, until within the budget. */
-  set(key: string, marks: Int32Array): void {
+  /** Holds `matched` for `key` (not held yet), then evicts other slots, least recently used first by second chance, until within the budget. */
+  set(key: string, matched: Int32Array): void {
     let slot = this.freeSlots.pop();
     if (slot === undefined) {
       slot = this.keys.length;
       this.keys.push(key);
-      this.marks.push(marks);
+      this.lists.push(matched);
       if (slot === this.used.length) {
         const grown = new Uint8Array(this.used.length * 2);
         grown.set(this.used);
@@ -50,11 +50,11 @@ export class MarksMemo {
       }
     } else {
       this.keys[slot] = key;
-      this.marks[slot] = marks;
+      this.lists[slot] = matched;
     }
     this.used[slot] = 0;
     this.slotByKey.set(key, slot);
-    this.heldBytes += bytesOf(key, marks);
+    this.heldBytes += bytesOf(key, matched);
     while (this.heldBytes > this.maxBytes && this.slotByKey.size > 1) this.evictOneBesides(slot);
   }
 
@@ -69,9 +69,9 @@ export class MarksMemo {
         continue;
       }
       this.slotByKey.delete(key);
-      this.heldBytes -= bytesOf(key, this.marks[slot]!);
+      this.heldBytes -= bytesOf(key, this.lists[slot]!);
       this.keys[slot] = '';
-      this.marks[slot] = EMPTY;
+      this.lists[slot] = EMPTY;
       this.freeSlots.push(slot);
       return;
     }
