@@ -29,12 +29,8 @@ export interface WorkerInit {
   threadCount: number;
   host: string | null;
   snapshotDir: string;
-  /** Snapshot bytes from loadSnapshotBytes (SharedArrayBuffers are shared, not copied); null when the operations module opens its own store. */
-  snapshot: SnapshotBytes | null;
   /** URL of the test seam (OperationsModule), or null for the operation registry. */
   operationsModule: string | null;
-  /** What createQuotaShared returned in the main thread; null when quotas are off. */
-  quota: QuotaShared | null;
   /** The operations' settings, with the cursor secret the main thread drew when none was configured. */
   operationSettings: OperationSettings & { cursorSecret: string };
   /** Budget of this thread's response cache, in bytes (0: off): its share of the process's one budget (GeoapiConfig.responseCacheBytes / threads). */
@@ -55,7 +51,20 @@ export interface WorkerInit {
   observe: ObserveSettings;
 }
 
+/**
+ * What a worker waits for after loading its code: the main thread reads the snapshot meanwhile
+ * (workers start first, so that their code loads while it does).
+ */
+export interface WorkerStart {
+  type: 'start';
+  /** Snapshot bytes from loadSnapshotBytes (SharedArrayBuffers are shared, not copied); null when the operations module opens its own store. */
+  snapshot: SnapshotBytes | null;
+  /** What createQuotaShared returned in the main thread; null when quotas are off. */
+  quota: QuotaShared | null;
+}
+
 export type MainToWorker =
+  | WorkerStart
   | { type: 'listen'; port: number }
   | { type: 'keys'; keys: KeySnapshot }
   | { type: 'policy'; text: string; source: string }

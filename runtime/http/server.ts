@@ -1,6 +1,6 @@
-// The main thread: loads the snapshot bytes once, the policy and the key file, starts one worker
-// thread per core (each its own uWS app on the same port), watches the key and policy files and
-// broadcasts changes, and drains on close. Everything it is configured with arrives in one
+// The main thread: reads the policy and the key file, starts one worker thread per core (each its
+// own uWS app on the same port), loads the snapshot bytes once while they load their code,
+// watches the key and policy files and broadcasts changes, and drains on close. Everything it is configured with arrives in one
 // GeoapiConfig (runtime/config.ts); it reads no environment.
 import { randomBytes } from 'node:crypto';
 import { unwatchFile, watchFile } from 'node:fs';
@@ -115,6 +115,8 @@ interface WorkerHandle {
   exited: Promise<number>;
   /** Resolvers for the next 'loaded' / 'listening' answer. */
   waiting: ((message: WorkerToMain) => void) | null;
+  /** The thread's first answer: 'loaded', or 'fatal' (also when it exits first), whenever it comes. */
+  loaded: Promise<WorkerToMain>;
 }
 
 /** Step 1: the snapshot bytes, read once and shared by every worker; none when the test seam opens its own store. */
@@ -197,18 +199,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const operationsModule = options.operationsModule ? moduleUrl(options.operationsModule) : null;
   const loadStartedMs = performance.now();
-  const loadedSnapshot = await loadSnapshot(config, operationsModule);
-  // Built once here and shared, rather than once per worker thread.
-  const snapshot = loadedSnapshot === null ? null : withSharedStructures(loadedSnapshot, log);
-  const quota = startQuota(config, policy, log);
 
-  const init: Omit<WorkerInit, 'threadIndex'> & { snapshot: SnapshotBytes | null } = {
+  const init: Omit<WorkerInit, 'threadIndex'> = {
     threadCount: threads,
     host: config.host,
     snapshotDir: config.snapshotDir,
-    snapshot,
     operationsModule,
-    quota: quota.shared,
     operationSettings: { ...config.operations, cursorSecret: cursorSecretOf(config, log) },
     // One budget for the process: each thread's cache gets its share.
     responseCacheBytes: Math.floor(config.responseCacheBytes / threads),
@@ -253,13 +249,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     for (const handle of handles) handle.worker.postMessage({ type: 'warm' } satisfies MainToWorker);
   };
 
+  // The worker threads start first: each loads its code (~0.3–0.45 s on the full dataset's
+  // machine) while this thread reads the snapshot and builds the shared structures, then waits
+  // for them ('start' below).
   for (let threadIndex = 0; threadIndex < threads; threadIndex++) {
     const worker = new Worker(WORKER_URL, { workerData: { ...init, threadIndex } satisfies WorkerInit, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
-    const handle: WorkerHandle = {
-      worker,
-      waiting: null,
-      exited: new Promise<number>((resolveExit) => worker.once('exit', resolveExit)),
-    };
+    let resolveLoaded!: (message: WorkerToMain) => void;
+    const loaded = new Promise<WorkerToMain>((resolve) => {
+      resolveLoaded = resolve;
+    });
+    // Waiting for its first answer from the start, so that one sent (or an exit) before Phase 1 is not lost.
+    const handle: WorkerHandle = { worker, waiting: resolveLoaded, loaded, exited: new Promise<number>((resolveExit) => worker.once('exit', resolveExit)) };
     worker.on('message', (message: WorkerToMain) => {
       if (message.type === 'warmed') warmed(threadIndex, message.ms);
       else if (message.type === 'log') logger[levelOf(message.message)]({ thread: threadIndex }, message.message);
@@ -291,8 +291,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw new ServerStartError(message);
   };
 
+  let snapshot: SnapshotBytes | null;
+  let quota: ReturnType<typeof startQuota>;
+  try {
+    const loadedSnapshot = await loadSnapshot(config, operationsModule);
+    // Built once here and shared, rather than once per worker thread.
+    snapshot = loadedSnapshot === null ? null : withSharedStructures(loadedSnapshot, log);
+    quota = startQuota(config, policy, log);
+  } catch (error) {
+    // The threads waiting for their start end now.
+    stop();
+    await Promise.all(handles.map((handle) => handle.worker.terminate()));
+    throw error;
+  }
+  for (const handle of handles) handle.worker.postMessage({ type: 'start', snapshot, quota: quota.shared } satisfies MainToWorker);
+
   // Phase 1: every worker loads everything; errors surface before anything is bound.
-  const loaded = await Promise.all(handles.map((handle) => ask(handle, null)));
+  const loaded = await Promise.all(handles.map((handle) => handle.loaded));
   const firstFatal = loaded.find((message) => message.type === 'fatal');
   if (firstFatal?.type === 'fatal') return fail(firstFatal.message);
   const first = loaded[0]!;
@@ -372,7 +387,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     watchIntervalMs: config.snapshotWatch ? interval : null,
   });
   const liveSwapper = swapper;
-  init.snapshot = null;
+  snapshot = null;
 
   const exited = allExited().then(quota.stop);
   const host = config.host;

@@ -1,5 +1,6 @@
-// Worker thread entry: opens the store over the shared snapshot bytes, builds the uWS app and
-// listens when told to. Each worker has its own uWS app on the same port (SO_REUSEPORT).
+// Worker thread entry: loads its code, then opens the store over the shared snapshot bytes the main
+// thread sends ('start'), builds the uWS app and listens when told to. Each worker has its own uWS
+// app on the same port (SO_REUSEPORT).
 import { parentPort, workerData } from 'node:worker_threads';
 import { KeyIndex, type KeySnapshot } from '../access/key-index.js';
 import { parsePolicy } from '../access/policy.js';
@@ -11,7 +12,7 @@ import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
 import { buildApp, checkOperations, type WorkerState } from './app.js';
 import { collectNow, collectSoon } from './collect.js';
-import type { MainToWorker, OperationsModule, WorkerInit, WorkerToMain } from './protocol.js';
+import type { MainToWorker, OperationsModule, WorkerInit, WorkerStart, WorkerToMain } from './protocol.js';
 import { createLogger, levelOf } from './log.js';
 import { RequestObserver } from './observe.js';
 import { threadMetrics } from './thread-metrics.js';
@@ -38,10 +39,10 @@ const requestLogger = createLogger((line) => {
 }, { thread: init.threadIndex });
 
 /** The operation registry and the snapshot's store, or what the test seam (OperationsModule) puts in their place. */
-async function loadOperationsAndStore(): Promise<{ operations: Operation[]; store: Store }> {
+async function loadOperationsAndStore(start: WorkerStart): Promise<{ operations: Operation[]; store: Store }> {
   if (init.operationsModule === null) {
-    if (init.snapshot === null) throw new Error('no snapshot bytes and no operations module to open a store');
-    return { operations: allOperations(), store: openInitialStore(init.snapshot) };
+    if (start.snapshot === null) throw new Error('no snapshot bytes and no operations module to open a store');
+    return { operations: allOperations(), store: openStore(start.snapshot) };
   }
   const seam = (await import(init.operationsModule)) as OperationsModule;
   let operations: Operation[];
@@ -49,15 +50,8 @@ async function loadOperationsAndStore(): Promise<{ operations: Operation[]; stor
   else if (typeof seam.allOperations === 'function') operations = seam.allOperations();
   else throw new Error(`operations module ${init.operationsModule} exports neither "operations" nor "allOperations()"`);
   if (typeof seam.openStore === 'function') return { operations, store: seam.openStore(init.snapshotDir) };
-  if (init.snapshot === null) throw new Error(`operations module ${init.operationsModule} opens no store and no snapshot was loaded`);
-  return { operations, store: openInitialStore(init.snapshot) };
-}
-
-/** Opens the store over the bytes received at start and lets go of them: after a swap, nothing may keep them. */
-function openInitialStore(snapshot: NonNullable<WorkerInit['snapshot']>): Store {
-  const store = openStore(snapshot);
-  init.snapshot = null;
-  return store;
+  if (start.snapshot === null) throw new Error(`operations module ${init.operationsModule} opens no store and no snapshot was loaded`);
+  return { operations, store: openStore(start.snapshot) };
 }
 
 // A store replaced by a swap is logged when it has been collected: proof that nothing (cache,
@@ -66,9 +60,9 @@ function openInitialStore(snapshot: NonNullable<WorkerInit['snapshot']>): Store 
 const released = new FinalizationRegistry<string>((dataVersion) => log(`snapshot: previous store (dataVersion ${dataVersion}) released`));
 const GC_AFTER_SWAP_MS = 1000;
 
-function createQuota(policy: WorkerState['policy']): QuotaGate {
-  if (init.quota === null) return noQuotaGate;
-  return createQuotaGate({ policy, shared: init.quota, threadIndex: init.threadIndex, threadCount: init.threadCount, log });
+function createQuota(policy: WorkerState['policy'], shared: WorkerStart['quota']): QuotaGate {
+  if (shared === null) return noQuotaGate;
+  return createQuotaGate({ policy, shared, threadIndex: init.threadIndex, threadCount: init.threadCount, log });
 }
 
 async function main(): Promise<void> {
@@ -76,10 +70,21 @@ async function main(): Promise<void> {
   const policy = parsePolicy(init.policyText, init.policySource, init.aliasHeaders, init.compat);
   // Before any operation runs: cursor secrets from the configuration.
   configureOperations(init.operationSettings);
-  const { operations, store } = await loadOperationsAndStore();
+  // The first message: 'start' once the main thread has read the snapshot (messages wait in the
+  // port until then), or 'stop' when it could not. Not a module-level promise: that would keep
+  // the initial snapshot's bytes for good.
+  const start = await new Promise<MainToWorker>((resolveFirst) => port.once('message', resolveFirst));
+  if (start.type !== 'start') {
+    // The main thread could not load the snapshot and is stopping.
+    portOpen = false;
+    port.close();
+    return;
+  }
+  // `start` (with the initial snapshot's bytes) is not kept past this function: after a swap, nothing may hold them.
+  const { operations, store } = await loadOperationsAndStore(start);
   checkOperations(operations, policy);
   let keySnapshot: KeySnapshot = init.keys;
-  const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy), draining: false, warm: false };
+  const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy, start.quota), draining: false, warm: false };
   const observer = new RequestObserver(operations.map((op) => op.name), init.observe, (event, level, message) => requestLogger[level](event, message));
   const { app, refreshPolicy, swapStore, responses, prefillSteps } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, compression: init.compression, log, console: init.console, observer });
   let listenSocket: UwsListenSocket | null = null;

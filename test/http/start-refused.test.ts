@@ -1,0 +1,44 @@
+// A snapshot that does not load at start: the worker threads, started before it is read (they load
+// their code meanwhile), end with the main thread, which exits 1 naming the section.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { buildSnapshot } from '../../build-index/build.js';
+import { addKey, newKeyFile, writeKeyFile } from '../../runtime/access/keys.js';
+import { fixtureSource } from '../support/paths.js';
+
+const CLI = fileURLToPath(new URL('../../runtime/cli/main.js', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'geoapi-start-refused-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+describe('serve with a snapshot that does not load', () => {
+  it('exits 1 with the loader’s message, its worker threads ended, nothing listening', () => {
+    const good = join(work, 'good');
+    const corrupt = join(work, 'corrupt');
+    buildSnapshot({ source: fixtureSource, out: good });
+    cpSync(good, corrupt, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(corrupt, 'manifest.json'), 'utf8')) as { sections: Record<string, { file: string }> };
+    const damaged = join(corrupt, manifest.sections['records.cities']!.file);
+    const bytes = readFileSync(damaged);
+    bytes[bytes.length - 10] = bytes[bytes.length - 10]! ^ 0xff;
+    writeFileSync(damaged, bytes);
+    const keysFile = join(work, 'keys.json');
+    const keys = newKeyFile();
+    addKey(keys, { plan: 'business' });
+    writeKeyFile(keysFile, keys);
+
+    const run = spawnSync(process.execPath, [CLI, 'serve', '--snapshot', corrupt, '--keys', keysFile, '--port', '0', '--threads', '2'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, GEOAPI_QUOTA: 'off' },
+    });
+    assert.equal(run.signal, null, 'it exits by itself');
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /corrupt section "records\.cities": expected CRC-32 [0-9a-f]{8}, found [0-9a-f]{8}/);
+    assert.doesNotMatch(run.stderr, /listening on|exited unexpectedly/);
+  });
+});
