@@ -9,8 +9,17 @@
 // in one tick together); 'script' gathers the consumes of one event-loop turn into one EVALSHA of
 // a script that loops over them (still exact: the script runs alone, in arrival order). bench/quota
 // measures both.
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { dayLabel, monthLabel, type QuotaWindows } from './windows.js';
+
+/**
+ * ioredis, required when a counter is made: loading it takes ~40–65 ms per thread, which every
+ * start paid, with quotas in memory or off too.
+ */
+function loadRedisClient(): typeof Redis {
+  return (createRequire(import.meta.url)('ioredis') as { Redis: typeof Redis }).Redis;
+}
 
 const CONSUME_LUA = `
 local day = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -108,7 +117,8 @@ export class RedisQuotaCounter {
         geoapiQuotaBatch: { lua: CONSUME_BATCH_LUA },
       },
     };
-    this.client = (unixPath === null ? new Redis(options.url, connection) : new Redis({ ...connection, path: unixPath })) as ScriptedRedis;
+    const RedisClient = loadRedisClient();
+    this.client = (unixPath === null ? new RedisClient(options.url, connection) : new RedisClient({ ...connection, path: unixPath })) as ScriptedRedis;
     this.client.on('error', (error: Error) => options.onError?.(error));
     this.client.on('ready', () => {
       this.everReady = true;
