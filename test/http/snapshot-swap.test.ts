@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildSnapshot } from '../../build-index/build.js';
 import { fixtureSource } from '../support/paths.js';
+import { corruptCopy } from '../support/snapshots.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'geoapi-swap-'));
@@ -110,13 +111,7 @@ function get(server: TestServer, path: string): Promise<Answer> {
 before(() => {
   buildSnapshot({ source: fixtureSource, out: snapshotA });
   buildSnapshot({ source: modifiedSource(), out: snapshotB });
-  // The fixture with one byte of a section's payload flipped: its CRC check fails.
-  cpSync(snapshotA, corrupt, { recursive: true });
-  const manifest = JSON.parse(readFileSync(join(corrupt, 'manifest.json'), 'utf8')) as { sections: Record<string, { file: string }> };
-  const damaged = join(corrupt, manifest.sections['records.cities']!.file);
-  const bytes = readFileSync(damaged);
-  bytes[bytes.length - 10] = bytes[bytes.length - 10]! ^ 0xff;
-  writeFileSync(damaged, bytes);
+  corruptCopy(snapshotA, corrupt);
 });
 
 after(() => agent.destroy());

@@ -2,7 +2,7 @@
 // their code meanwhile), end with the main thread, which exits 1 naming the section.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSnapshot } from '../../build-index/build.js';
 import { addKey, newKeyFile, writeKeyFile } from '../../runtime/access/keys.js';
 import { fixtureSource } from '../support/paths.js';
+import { corruptCopy } from '../support/snapshots.js';
 
 const CLI = fileURLToPath(new URL('../../runtime/cli/main.js', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'geoapi-start-refused-'));
@@ -20,12 +21,7 @@ describe('serve with a snapshot that does not load', () => {
     const good = join(work, 'good');
     const corrupt = join(work, 'corrupt');
     buildSnapshot({ source: fixtureSource, out: good });
-    cpSync(good, corrupt, { recursive: true });
-    const manifest = JSON.parse(readFileSync(join(corrupt, 'manifest.json'), 'utf8')) as { sections: Record<string, { file: string }> };
-    const damaged = join(corrupt, manifest.sections['records.cities']!.file);
-    const bytes = readFileSync(damaged);
-    bytes[bytes.length - 10] = bytes[bytes.length - 10]! ^ 0xff;
-    writeFileSync(damaged, bytes);
+    corruptCopy(good, corrupt);
     const keysFile = join(work, 'keys.json');
     const keys = newKeyFile();
     addKey(keys, { plan: 'business' });

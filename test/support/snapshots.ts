@@ -5,7 +5,7 @@
 // dataVersion is only known after building, so it cannot be the key). A missing full dataset
 // skips those tests locally and fails them when CI=true.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildSnapshot } from '../../build-index/build.js';
@@ -74,4 +74,14 @@ export function fullSnapshot(): { dir: string; store: Store } {
   }
   full = { dir, store: loadStore(dir) };
   return full;
+}
+
+/** A copy of `snapshot` at `out` with one byte of a section's payload flipped: loading it fails that section's CRC check. */
+export function corruptCopy(snapshot: string, out: string, section = 'records.cities'): void {
+  cpSync(snapshot, out, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { sections: Record<string, { file: string }> };
+  const damaged = join(out, manifest.sections[section]!.file);
+  const bytes = readFileSync(damaged);
+  bytes[bytes.length - 10] = bytes[bytes.length - 10]! ^ 0xff;
+  writeFileSync(damaged, bytes);
 }
