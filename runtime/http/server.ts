@@ -1,7 +1,7 @@
 // The main thread: reads the policy and the key file, starts one worker thread per core (each its
 // own uWS app on the same port), loads the snapshot bytes once while they load their code,
-// watches the key and policy files and broadcasts changes, and drains on close. Everything it is configured with arrives in one
-// GeoapiConfig (runtime/config.ts); it reads no environment.
+// watches the key and policy files and broadcasts changes, and drains on close. Everything it is
+// configured with arrives in one GeoapiConfig (runtime/config.ts); it reads no environment.
 import { randomBytes } from 'node:crypto';
 import { unwatchFile, watchFile } from 'node:fs';
 import { createServer } from 'node:net';

@@ -302,8 +302,8 @@ export class TrigramIndex {
   /**
    * search() (k = 0) or searchTop() (k ≥ 1) without copying the answer out: returns the match
    * count; the matches are resultDocs[0, count) with resultScores, and the floor is resultFloor,
-   * all valid until this index's next search. For callers that read them at once (nameMatches):
-   * two new typed arrays per search cost more than the copy they save.
+   * all valid until this index's next search: callers that read them at once (nameMatches) make
+   * no typed arrays per search (each has a backing store of its own to allocate and free).
    */
   searchInPlace(query: string, threshold: number, k: number, options: TrigramSearchOptions): number {
     if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`trigram search: threshold must be in (0, 1], found ${threshold}`);
