@@ -320,7 +320,6 @@ export class ResponseCache {
   private variantLap = new Int32Array(0);
   /** The entry's hit count when written or last stepped over: a hit since then earns a second chance. */
   private variantHitsAtWrite = new Int32Array(0);
-  private variantBytes = new Int32Array(0);
   private freeSlots: number[] = [];
   private nextSerial = 1;
 
@@ -528,7 +527,6 @@ export class ResponseCache {
     this.variantEnd[v] = bodyStart + bytes.byteLength;
     this.variantLap[v] = this.ringLap;
     this.variantHitsAtWrite[v] = this.hitCount[slot]!;
-    this.variantBytes[v] = size;
     this.ringQueue.push(slot, itemSerial, kind);
     this.entryBytes[slot]! += size;
     this.heldBytes += size;
@@ -628,7 +626,6 @@ export class ResponseCache {
     this.variantEnd = int32(this.variantEnd, 2 * capacity);
     this.variantLap = int32(this.variantLap, 2 * capacity);
     this.variantHitsAtWrite = int32(this.variantHitsAtWrite, 2 * capacity);
-    this.variantBytes = int32(this.variantBytes, 2 * capacity);
     for (let slot = capacity - 1; slot >= previous; slot--) this.freeSlots.push(slot);
   }
 
@@ -652,9 +649,11 @@ export class ResponseCache {
       const v = 2 * slot + kind - 1;
       if (this.hitCount[slot] === this.variantHitsAtWrite[v]) {
         // Only the variant goes: its body stays, and compresses again when asked.
+        // Its bytes, ETag included, as keepVariant counted them.
+        const size = this.variantEnd[v]! - this.variantStart[v]!;
         this.variantSerial[v] = 0;
-        this.entryBytes[slot]! -= this.variantBytes[v]!;
-        this.heldBytes -= this.variantBytes[v]!;
+        this.entryBytes[slot]! -= size;
+        this.heldBytes -= size;
         return false;
       }
       this.variantHitsAtWrite[v] = this.hitCount[slot]!;
