@@ -244,8 +244,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     warmThreads.add(threadIndex);
     if (warmThreads.size < threads) return;
     // This thread serves no requests: what loading and the shared structures left behind goes back
-    // now, before the threads say ready. Collected after (as before), its ~7 ms full collection on
-    // the full dataset took a core from the first requests' threads on a 2-core machine.
+    // now, before the threads say ready. Run after, this ~7 ms collection (full dataset) took a core
+    // from the threads answering the first requests on a 2-core machine.
     collectNow();
     if (ms > 0) log(`warm: every thread has prepared its indexes (the last in ${Math.round(ms)} ms); /readyz answers ready`);
     for (const handle of handles) handle.worker.postMessage({ type: 'warm' } satisfies MainToWorker);
