@@ -2,8 +2,8 @@
 // (shared.ts builds them, SnapshotBytes.derived carries them, Store.derived(name) reads them):
 // the modules that would otherwise build them per thread look them up by these names.
 export const SHARED = {
-  /** TrigramIndex.sharedBitmaps() of the trigram section `section`. */
-  trigramBitmaps: (section: string): string => `bitmaps:${section}`,
+  /** TrigramIndex.sharedLongLists() of the trigram section `section`. */
+  trigramLongLists: (section: string): string => `long-lists:${section}`,
   /** PrefixTop.shared() of the entity's name/native prefix index (entity: a SearchEntity). */
   prefixTop: (entity: string): string => `prefix-top:${entity}`,
   /** SearchContext.cityKinds(): one KIND_CODE byte per city row. */

@@ -36,8 +36,8 @@ function deriveStructures(bytes: SnapshotBytes): Record<string, SharedArrayBuffe
   const derived: Record<string, SharedArrayBuffer> = {};
   for (const entity of Object.values(ENTITY_OF)) {
     const indexes = search.indexes(entity);
-    derived[SHARED.trigramBitmaps(trigramSection(entity))] = indexes.trigram.sharedBitmaps();
-    derived[SHARED.trigramBitmaps(trigramUnaccentSection(entity))] = indexes.trigramUnaccented.sharedBitmaps();
+    derived[SHARED.trigramLongLists(trigramSection(entity))] = indexes.trigram.sharedLongLists();
+    derived[SHARED.trigramLongLists(trigramUnaccentSection(entity))] = indexes.trigramUnaccented.sharedLongLists();
     const top = buildPrefixTop(indexes);
     if (top !== null) derived[SHARED.prefixTop(entity)] = top.shared();
   }

@@ -9,7 +9,9 @@
 // are never read. The few remaining candidates are checked against the lists left by bitmap or
 // binary search — exact, and it skips most of the long lists of common trigrams such as "  s".
 // searchTop() also raises the bar to the k-th best row score found so far, for callers that rank
-// rows and keep the first k.
+// rows and keep the first k. Over every doc and for short queries it goes group by group instead
+// (TrigramIndex.runByGroup), the groups whose docs can score highest first, so the bar rises
+// before most postings are read and each later group counts fewer lists.
 //
 // Payload (`trigram.<entity>`): ArrayPack of
 //   0 codes            Int32Array(trigrams)      distinct trigram codes (trigram.ts), ascending
@@ -31,6 +33,21 @@ import { trigramsOf } from '../text/trigram.js';
  */
 const BITMAP_MIN_POSTINGS = 2048;
 
+/**
+ * Top-k searches over every doc go group by group (TrigramIndex.runByGroup) for queries of up to
+ * GROUPED_MAX_TRIGRAMS trigrams, or GROUPED_MAX_TRIGRAMS_LOW below GROUPED_LOW_THRESHOLD, where
+ * more rows reach the threshold and the k-th best row's score rises further above it. Past that,
+ * the many groups such a query can match in each cost a pass over its lists and run() is
+ * cheaper. Measured per query length on the full dataset's search bench queries (plain index, one
+ * process): at 0.2 (autocomplete's fills) 1.2–2× up to 12 trigrams, 0.65–0.9× from 13 on, mostly;
+ * at 0.3 (fuzzy's default) 1.04–1.35× up to 8, 0.9× and less from 9 on.
+ */
+const GROUPED_MAX_TRIGRAMS = 8;
+const GROUPED_LOW_THRESHOLD = 0.25;
+const GROUPED_MAX_TRIGRAMS_LOW = 12;
+/** Lists at least this long keep their group starts (TrigramIndex.groupStartsOf); shorter ones are read per query. */
+const GROUPED_MIN_POSTINGS = 64;
+
 /** A doc's state counts up to 255 lists; queries with more take TrigramIndex.runWide(). */
 const MAX_COUNTED_LISTS = 0xff;
 
@@ -42,14 +59,16 @@ const DOC_BITS = 24;
 const DOC_MASK = (1 << DOC_BITS) - 1;
 /** Docs with this many trigrams or more share the last group (postings stay positive int32s). */
 const MAX_GROUP = 0x7f;
+/** Group starts per list in TrigramIndex.runByGroup: groups 0..MAX_GROUP, then the list's end. */
+const GROUP_STARTS = MAX_GROUP + 2;
 
 /** The group of a doc with n trigrams. */
 const groupOf = (n: number): number => (n < MAX_GROUP ? n : MAX_GROUP);
 /** The posting of `doc` in `group`. */
 const postingOf = (group: number, doc: number): number => group * (1 << DOC_BITS) + doc;
 
-/** Layout version of sharedBitmaps()'s buffer. */
-const BITMAPS_LAYOUT = 1;
+/** Layout version of sharedLongLists()'s buffer. */
+const LONG_LISTS_LAYOUT = 2;
 
 export const TRIGRAM_FIELD_NAME = 0;
 export const TRIGRAM_FIELD_NATIVE = 1;
@@ -176,6 +195,12 @@ export class TrigramIndex {
   /** Membership bitmaps (bit d = doc d holds the trigram) of long posting lists, by trigram slot, built on first use. */
   private readonly bitmapsBySlot = new Map<number, Int32Array>();
   private listOrder = new Int32Array(64);
+  /** Per list of the current query: its trigram's slot. */
+  private listSlots = new Int32Array(64);
+  /** runByGroup's group starts of the query's lists (queryGroupStarts). */
+  private queryStarts = new Int32Array(32 * GROUP_STARTS);
+  /** Group starts of the long lists, by slot (groupStartsOf), built on first use. */
+  private readonly groupStartsBySlot = new Map<number, Int32Array>();
   /** maxTrigramsFor[c]: the most trigrams a doc sharing c query trigrams may have and still reach the threshold. */
   private maxTrigramsFor = new Int32Array(64);
   private readonly best = new BestRows();
@@ -222,49 +247,77 @@ export class TrigramIndex {
     this.matchScores ??= new Float32Array(this.docRows.length);
     for (let slot = 0; slot < this.codes.length; slot++) {
       if (this.postingStarts[slot + 1]! - this.postingStarts[slot]! >= BITMAP_MIN_POSTINGS) this.bitmapOf(slot);
+      this.groupStartsOf(slot);
     }
   }
 
   /**
-   * Every long list's membership bitmap in one SharedArrayBuffer (ArrayPack: header [layout,
-   * docs, BITMAP_MIN_POSTINGS], slots, words: one bitmap of ceil(docs / 32) words per slot), so
-   * the main thread builds them once and every worker thread reads the same bytes (useBitmaps).
+   * What long posting lists get on first use, for every long list, in one SharedArrayBuffer
+   * (ArrayPack: header [layout, docs, BITMAP_MIN_POSTINGS, GROUPED_MIN_POSTINGS]; the bitmap
+   * slots and their bitmaps, ceil(docs / 32) words each; the group-start slots and their starts,
+   * GROUP_STARTS each), so the main thread builds them once and every worker thread reads the
+   * same bytes (useLongLists).
    */
-  sharedBitmaps(): SharedArrayBuffer {
-    const slots: number[] = [];
-    for (let slot = 0; slot < this.codes.length; slot++) {
-      if (this.postingStarts[slot + 1]! - this.postingStarts[slot]! >= BITMAP_MIN_POSTINGS) slots.push(slot);
-    }
+  sharedLongLists(): SharedArrayBuffer {
     const wordsPerBitmap = (this.docRows.length + 31) >>> 5;
-    const words = new Int32Array(slots.length * wordsPerBitmap);
-    slots.forEach((slot, i) => words.set(this.bitmapOf(slot), i * wordsPerBitmap));
-    return new ArrayPackBuilder().add(Int32Array.of(BITMAPS_LAYOUT, this.docRows.length, BITMAP_MIN_POSTINGS)).add(Int32Array.from(slots)).add(words).finishShared();
+    const bitmapSlots = this.slotsWithAtLeast(BITMAP_MIN_POSTINGS);
+    const words = new Int32Array(bitmapSlots.length * wordsPerBitmap);
+    bitmapSlots.forEach((slot, i) => words.set(this.bitmapOf(slot), i * wordsPerBitmap));
+    const groupedSlots = this.slotsWithAtLeast(GROUPED_MIN_POSTINGS);
+    const starts = new Int32Array(groupedSlots.length * GROUP_STARTS);
+    groupedSlots.forEach((slot, i) => starts.set(this.groupStartsOf(slot)!, i * GROUP_STARTS));
+    return new ArrayPackBuilder()
+      .add(Int32Array.of(LONG_LISTS_LAYOUT, this.docRows.length, BITMAP_MIN_POSTINGS, GROUPED_MIN_POSTINGS))
+      .add(bitmapSlots)
+      .add(words)
+      .add(groupedSlots)
+      .add(starts)
+      .finishShared();
   }
 
   /**
-   * Reads the bitmaps from sharedBitmaps()'s buffer instead of building them; refuses one built
-   * for another index (its docs, threshold or long lists differ), stating expected vs found.
+   * Reads the long lists' bitmaps and group starts from sharedLongLists()'s buffer instead of
+   * building them; refuses one built for another index (its docs, thresholds or long lists
+   * differ), stating expected vs found, and then adopts nothing.
    */
-  useBitmaps(buffer: ArrayBufferLike, what = 'trigram bitmaps'): void {
+  useLongLists(buffer: ArrayBufferLike, what = 'trigram long lists'): void {
     const pack = ArrayPack.from(buffer, 0, what);
     const header = pack.get(0, Int32Array, what);
-    const slots = pack.get(1, Int32Array, what);
-    const words = pack.get(2, Int32Array, what);
-    const expected = [BITMAPS_LAYOUT, this.docRows.length, BITMAP_MIN_POSTINGS];
-    if (header.length !== 3 || header.some((value, i) => value !== expected[i])) {
-      throw new SnapshotFormatError(`${what}: expected header [layout, docs, min postings] ${JSON.stringify(expected)}, found ${JSON.stringify([...header])}`);
+    const expected = [LONG_LISTS_LAYOUT, this.docRows.length, BITMAP_MIN_POSTINGS, GROUPED_MIN_POSTINGS];
+    if (header.length !== expected.length || header.some((value, i) => value !== expected[i])) {
+      throw new SnapshotFormatError(`${what}: expected header [layout, docs, bitmap min postings, group starts min postings] ${JSON.stringify(expected)}, found ${JSON.stringify([...header])}`);
     }
-    const wordsPerBitmap = (this.docRows.length + 31) >>> 5;
-    let longLists = 0;
+    const bitmaps = this.adoptedLists(pack, 1, BITMAP_MIN_POSTINGS, (this.docRows.length + 31) >>> 5, 'bitmaps', what);
+    const starts = this.adoptedLists(pack, 3, GROUPED_MIN_POSTINGS, GROUP_STARTS, 'group starts', what);
+    for (const [slot, bitmap] of bitmaps) this.bitmapsBySlot.set(slot, bitmap);
+    for (const [slot, groupStarts] of starts) this.groupStartsBySlot.set(slot, groupStarts);
+  }
+
+  /** The slots whose posting lists hold `minPostings` or more. */
+  private slotsWithAtLeast(minPostings: number): Int32Array {
+    const slots: number[] = [];
     for (let slot = 0; slot < this.codes.length; slot++) {
-      if (this.postingStarts[slot + 1]! - this.postingStarts[slot]! < BITMAP_MIN_POSTINGS) continue;
-      if (slots[longLists] !== slot) throw new SnapshotFormatError(`${what}: expected long list ${longLists} at slot ${slot}, found ${slots[longLists] ?? 'none'}`);
-      longLists++;
+      if (this.postingStarts[slot + 1]! - this.postingStarts[slot]! >= minPostings) slots.push(slot);
     }
-    if (slots.length !== longLists || words.length !== longLists * wordsPerBitmap) {
-      throw new SnapshotFormatError(`${what}: expected ${longLists} bitmaps of ${wordsPerBitmap} words, found ${slots.length} slots and ${words.length} words`);
+    return Int32Array.from(slots);
+  }
+
+  /**
+   * useLongLists: the slots at `pack[at]` and their arrays of `size` at `pack[at + 1]`, by slot,
+   * checked to be exactly this index's lists of `minPostings` or more.
+   */
+  private adoptedLists(pack: ArrayPack, at: number, minPostings: number, size: number, kind: string, what: string): Map<number, Int32Array> {
+    const slots = pack.get(at, Int32Array, what);
+    const values = pack.get(at + 1, Int32Array, what);
+    const expected = this.slotsWithAtLeast(minPostings);
+    const differs = expected.findIndex((slot, i) => slots[i] !== slot);
+    if (differs >= 0) throw new SnapshotFormatError(`${what}: expected ${kind} of long list ${differs} at slot ${expected[differs]}, found ${slots[differs] ?? 'none'}`);
+    if (slots.length !== expected.length || values.length !== expected.length * size) {
+      throw new SnapshotFormatError(`${what}: expected ${expected.length} ${kind} of ${size} words, found ${slots.length} slots and ${values.length} words`);
     }
-    for (let i = 0; i < longLists; i++) this.bitmapsBySlot.set(slots[i]!, words.subarray(i * wordsPerBitmap, (i + 1) * wordsPerBitmap));
+    const bySlot = new Map<number, Int32Array>();
+    slots.forEach((slot, i) => bySlot.set(slot, values.subarray(i * size, (i + 1) * size)));
+    return bySlot;
   }
 
   docRow(doc: number): number {
@@ -360,6 +413,9 @@ export class TrigramIndex {
       throw new RangeError(`trigram search: expected excludedDocs of ${this.docRows.length} docs, found ${excluded.length}`);
     }
     if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k, options.tieFloor, excluded, docStart, docEnd);
+    if (k > 0 && nq <= (threshold < GROUPED_LOW_THRESHOLD ? GROUPED_MAX_TRIGRAMS_LOW : GROUPED_MAX_TRIGRAMS) && docStart === 0 && docEnd === this.docRows.length) {
+      return this.runByGroup(nq, listCount, threshold, k, options.tieFloor, excluded);
+    }
     const countedLists = listCount - minCommon + 1;
     const maxTrigramsFor = this.fillMaxTrigrams(nq, minCommon, listCount, threshold);
 
@@ -483,6 +539,154 @@ export class TrigramIndex {
     }
 
     return this.keptAbove(matchCount, bar);
+  }
+
+  /**
+   * A top-k search over every doc, group by group (docs of one trigram count n), the groups whose
+   * docs can score highest first: min(n, nq) / max(n, nq), i.e. outward from n = nq. Within a
+   * group n is known, so a doc needs m shared trigrams for the bar (the k-th best row's tie floor
+   * so far, at least the threshold), and only the (lists − m + 1) shortest lists' postings of that
+   * group are counted; the next lists too while a scan costs less than a binary search per doc met,
+   * and the docs met are checked in the others (bitmap, or binary search within the group's
+   * postings, which ascend by doc). The bar rises with each group, so the groups after count fewer
+   * lists, and the search stops at the first group whose best possible score is below it. Same
+   * answer as run(); cheaper when the bar rises well above the threshold (autocomplete's fills at
+   * 0.2: ~1.5× at the median), dearer for long queries, whose many groups each cost a pass over
+   * the lists (run() takes those: GROUPED_MAX_TRIGRAMS).
+   */
+  private runByGroup(nq: number, listCount: number, threshold: number, k: number, tieFloor: ((kth: number) => number) | undefined, excluded: Uint8Array | undefined): number {
+    const dirs = this.queryGroupStarts(listCount);
+    const state = this.docStateArray();
+    const touched = (this.touched ??= new Int32Array(this.docRows.length));
+    const matchScores = (this.matchScores ??= new Float32Array(this.docRows.length));
+    const postings = this.postings;
+    const order = this.listOrder;
+    const listBitmaps = this.listBitmaps;
+    const docTrigramCounts = this.docTrigramCounts;
+    // The lists without a bitmap come first (shortest first): the ones worth scanning.
+    let plainLists = 0;
+    while (plainLists < listCount && listBitmaps[order[plainLists]!] === null) plainLists++;
+    const best = this.best;
+    best.reset(k);
+    let kth = threshold;
+    let bar = threshold;
+    let matchCount = 0;
+    let below = nq < MAX_GROUP ? nq : MAX_GROUP;
+    let above = nq + 1;
+    while (below >= 1 || above <= MAX_GROUP) {
+      const fromBelow = below >= 1 ? Math.fround(below / nq) : -1;
+      const fromAbove = above <= MAX_GROUP ? Math.fround(nq / above) : -1;
+      let group: number;
+      let potential: number;
+      if (fromBelow >= fromAbove) {
+        group = below--;
+        potential = fromBelow;
+      } else {
+        group = above++;
+        potential = fromAbove;
+      }
+      // Potentials fall from here on (the last group's docs, n ≥ MAX_GROUP, score at most nq / n).
+      if (potential < bar) break;
+      const most = group < listCount ? group : listCount;
+      let needed = 1;
+      while (needed <= most && Math.fround(needed / (nq + group - needed)) < bar) needed++;
+      if (needed > most) continue;
+      // A doc of this group reaching the bar is in one of the first (lists − needed + 1) lists.
+      const start = matchCount; // this group's docs go after the matches so far
+      let touchedCount = start;
+      const first = listCount - needed + 1;
+      for (let l = 0; l < first; l++) {
+        const at = l * GROUP_STARTS + group;
+        for (let p = dirs[at]!, end = dirs[at + 1]!; p < end; p++) {
+          const doc = postings[p]! & DOC_MASK;
+          const count = state[doc]!;
+          touched[touchedCount] = doc;
+          touchedCount += (count - 1) >>> 31;
+          state[doc] = count + 1;
+        }
+      }
+      let counted = first;
+      for (; counted < plainLists; counted++) {
+        const at = counted * GROUP_STARTS + group;
+        const from = dirs[at]!;
+        const end = dirs[at + 1]!;
+        if ((touchedCount - start) * Math.log2(end - from + 2) < end - from) break;
+        for (let p = from; p < end; p++) {
+          const doc = postings[p]! & DOC_MASK;
+          const count = state[doc]!;
+          state[doc] = count + (-count >>> 31); // docs met only
+        }
+      }
+      const left = listCount - counted;
+      for (let t = start; t < touchedCount; t++) {
+        const doc = touched[t]!;
+        let shared = state[doc]!;
+        state[doc] = 0;
+        if (excluded !== undefined && excluded[doc] !== 0) continue;
+        const n = group === MAX_GROUP ? docTrigramCounts[doc]! : group;
+        if (boundOf(shared + left, n, nq) < bar) continue;
+        const posting = postingOf(group, doc);
+        for (let l = counted; l < listCount; l++) {
+          const bitmap = listBitmaps[order[l]!]!;
+          if (bitmap !== null) shared += (bitmap[doc >>> 5]! >>> (doc & 31)) & 1;
+          else if (contains(postings, dirs[l * GROUP_STARTS + group]!, dirs[l * GROUP_STARTS + group + 1]!, posting)) shared++;
+        }
+        const score = Math.fround(shared / (nq + n - shared));
+        if (score < bar) continue;
+        touched[matchCount] = doc; // matches overwrite the docs already checked
+        matchScores[matchCount++] = score;
+        const next = best.offer(this.docRows[doc]!, score, kth);
+        if (next !== kth) bar = Math.max(threshold, tieFloor ? tieFloor((kth = next)) : (kth = next));
+      }
+    }
+    return this.keptAbove(matchCount, bar);
+  }
+
+  /**
+   * Where each group's postings start in each of the query's lists (listOrder), GROUP_STARTS per
+   * list: long lists' from groupStartsOf, short ones found here (a pass over them).
+   */
+  private queryGroupStarts(listCount: number): Int32Array {
+    if (this.queryStarts.length < listCount * GROUP_STARTS) this.queryStarts = new Int32Array(Math.max(listCount, 32) * GROUP_STARTS);
+    const dirs = this.queryStarts;
+    for (let l = 0; l < listCount; l++) {
+      const list = this.listOrder[l]!;
+      const start = this.listStarts[list]!;
+      const end = this.listEnds[list]!;
+      const at = l * GROUP_STARTS;
+      const slot = this.listSlots[list]!;
+      const long = this.groupStartsOf(slot);
+      if (long !== null) {
+        dirs.set(long, at);
+        continue;
+      }
+      let group = 0;
+      for (let p = start; p < end; p++) {
+        const postingGroup = this.postings[p]! >>> DOC_BITS;
+        while (group <= postingGroup) dirs[at + group++] = p;
+      }
+      while (group < GROUP_STARTS) dirs[at + group++] = end;
+    }
+    return dirs;
+  }
+
+  /** The group starts of a long list (GROUPED_MIN_POSTINGS or more), built on first use; else null. */
+  private groupStartsOf(slot: number): Int32Array | null {
+    const start = this.postingStarts[slot]!;
+    const end = this.postingStarts[slot + 1]!;
+    if (end - start < GROUPED_MIN_POSTINGS) return null;
+    let starts = this.groupStartsBySlot.get(slot);
+    if (starts === undefined) {
+      starts = new Int32Array(GROUP_STARTS);
+      let group = 0;
+      for (let p = start; p < end; p++) {
+        const postingGroup = this.postings[p]! >>> DOC_BITS;
+        while (group <= postingGroup) starts[group++] = p;
+      }
+      while (group < GROUP_STARTS) starts[group++] = end;
+      this.groupStartsBySlot.set(slot, starts);
+    }
+    return starts;
   }
 
   /**
@@ -693,6 +897,7 @@ export class TrigramIndex {
     if (this.listStarts.length < queryTrigrams.length) {
       this.listStarts = new Int32Array(queryTrigrams.length);
       this.listEnds = new Int32Array(queryTrigrams.length);
+      this.listSlots = new Int32Array(queryTrigrams.length);
     }
     let count = 0;
     for (const code of queryTrigrams) {
@@ -701,6 +906,7 @@ export class TrigramIndex {
       const start = this.postingStarts[slot]!;
       const end = this.postingStarts[slot + 1]!;
       this.listBitmaps[count] = end - start >= BITMAP_MIN_POSTINGS ? this.bitmapOf(slot) : null;
+      this.listSlots[count] = slot;
       this.listStarts[count] = start;
       this.listEnds[count] = end;
       count++;

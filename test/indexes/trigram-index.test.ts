@@ -178,25 +178,30 @@ describe('TrigramIndex', () => {
     }
   });
 
-  it('adopts the long lists’ bitmaps built by another instance (shared round trip) and still finds exactly what brute force finds', () => {
+  it('adopts the long lists’ bitmaps and group starts built by another instance (shared round trip) and still finds exactly what brute force finds', () => {
     const random = prng(23);
     const words = ['san', 'santa', 'maria', 'new', 'york', 'port', 'saint', 'louis', 'london', 'paulo', 'são', 'del', 'rio', 'москва', '東京'];
     const docs = randomDocs(random, words, 6000);
     const builder = new TrigramIndexBuilder();
     for (const d of docs) builder.add(d.row, d.field, d.text);
     const payload = ownBuffer(builder.finish());
-    const shared = TrigramIndex.from(payload).sharedBitmaps();
+    const shared = TrigramIndex.from(payload).sharedLongLists();
     assert.ok(shared instanceof SharedArrayBuffer);
     const adopting = TrigramIndex.from(payload);
-    adopting.useBitmaps(shared);
+    adopting.useLongLists(shared);
     const withTrigrams = docs.map((d) => ({ row: d.row, field: d.field, trigrams: trigramsOf(d.text) }));
     for (let i = 0; i < 60; i++) {
       const query = random() < 0.8 ? typo(random, pick(random, docs).text) : pick(random, words);
-      assertSameAsBruteForce(adopting, withTrigrams, query, pick(random, [0.1, 0.3, 0.5, 0.9]));
+      const threshold = pick(random, [0.1, 0.2, 0.3, 0.5, 0.9]);
+      assertSameAsBruteForce(adopting, withTrigrams, query, threshold);
+      assertTopSameAsBruteForce(adopting, withTrigrams, query, threshold, pick(random, [1, 10]));
     }
-    // Bitmaps of another index (other docs, other long lists) are refused, naming what differs.
+    // Those of another index (other docs, other long lists) are refused, naming what differs.
     const other = build(docs.slice(0, 5000));
-    assert.throws(() => other.useBitmaps(shared), { name: SnapshotFormatError.name, message: /^trigram bitmaps: expected header \[layout, docs, min postings\] \[1,\d+,2048\], found \[1,\d+,2048\]$/ });
+    assert.throws(() => other.useLongLists(shared), {
+      name: SnapshotFormatError.name,
+      message: /^trigram long lists: expected header \[layout, docs, bitmap min postings, group starts min postings\] \[2,\d+,2048,64\], found \[2,\d+,2048,64\]$/,
+    });
   });
 
   it('reuses its scratch between calls without leaking counts', () => {
@@ -343,6 +348,52 @@ describe('TrigramIndex', () => {
       const start = Math.floor(random() * 9000);
       assertTopSameAsBruteForce(index, withTrigrams, query, threshold, 10, start, start + Math.floor(random() * 3000));
       assertSameAsBruteForce(index, withTrigrams, query, threshold, start, start + Math.floor(random() * 3000));
+    }
+  });
+
+  it('searchTop over every doc, group by group (short queries), answers as brute force: thresholds from 0.05 to 1, rounded tie floors, excluded docs, docs of every length', () => {
+    const random = prng(43);
+    const words = ['san', 'sant', 'santa', 'saint', 'sa', 'maria', 'mar', 'del', 'de', 'la', 'rio', 'nova', 'cruz', 'são', 'zürich', 'москва'];
+    const docs: Doc[] = [];
+    for (let row = 0; row < 5000; row++) {
+      // Some names over 127 distinct trigrams (the last group): at 0.05 a short query can reach them.
+      const text = random() < 0.02
+        ? Array.from({ length: 30 + Math.floor(random() * 20) }, () => Array.from({ length: 5 }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join('')).join(' ') + ' santa maria'
+        : Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words)).join(' ');
+      docs.push({ row, field: 0, text });
+      if (random() < 0.3) docs.push({ row, field: 1, text: typo(random, text) });
+    }
+    const index = build(docs);
+    const withTrigrams = withTrigramsOf(docs);
+    assert.ok(withTrigrams.some((d) => d.trigrams.length > 127), 'some doc has more than 127 trigrams');
+    const excludedDocs = new Uint8Array(index.docCount);
+    const excludedKeys = new Set<string>();
+    for (let doc = 0; doc < index.docCount; doc++) {
+      if (random() < 0.2) {
+        excludedDocs[doc] = 1;
+        excludedKeys.add(`${index.docRow(doc)}/${index.docField(doc)}`);
+      }
+    }
+    // Rounded to 2 decimals, as autocomplete ranks: every doc whose rounded score ties the k-th row's.
+    const roundedTieFloor = (kth: number): number => Math.round(kth * 100) / 100 - 0.005;
+    for (let i = 0; i < 150; i++) {
+      const query = random() < 0.7 ? typo(random, pick(random, docs.filter((d) => d.text.length < 40)).text) : pick(random, words);
+      const threshold = pick(random, [0.05, 0.1, 0.2, 0.2, 0.3, 0.5, 1]);
+      const k = pick(random, [1, 3, 10, 10, 100]);
+      const excluded = random() < 0.3;
+      const tieFloor = random() < 0.5 ? roundedTieFloor : undefined;
+      const top = index.searchTop(query, threshold, k, { excludedDocs: excluded ? excludedDocs : undefined, tieFloor });
+      const kept = excluded ? withTrigrams.filter((d) => !excludedKeys.has(`${d.row}/${d.field}`)) : withTrigrams;
+      const all = bruteForce(kept, query, threshold);
+      const rowBest = new Map<number, number>();
+      for (const [key, score] of all) rowBest.set(Number(key.split('/')[0]), Math.max(rowBest.get(Number(key.split('/')[0])) ?? 0, score));
+      const rowScores = [...rowBest.values()].sort((a, b) => b - a);
+      const bar = rowScores.length >= k ? Math.max(threshold, tieFloor ? tieFloor(rowScores[k - 1]!) : rowScores[k - 1]!) : threshold;
+      const found = new Map<string, number>();
+      top.docs.forEach((doc, j) => found.set(`${index.docRow(doc)}/${index.docField(doc)}`, top.scores[j]!));
+      const where = `searchTop(${JSON.stringify(query)}, ${threshold}, k=${k}${tieFloor ? ', rounded ties' : ''}${excluded ? ', excluded docs' : ''})`;
+      assert.deepEqual(found, new Map([...all].filter(([, score]) => score >= bar)), where);
+      assert.equal(top.floor, bar, `${where}: floor`);
     }
   });
 

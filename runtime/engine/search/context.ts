@@ -58,8 +58,8 @@ export class SearchContext {
       const trigramUnaccented = TrigramIndex.from(store.section(trigramUnaccentSection(entity)), 0, trigramUnaccentSection(entity));
       const trigram = TrigramIndex.from(store.section(trigramSection(entity)), 0, trigramSection(entity));
       for (const [index, section] of [[trigram, trigramSection(entity)], [trigramUnaccented, trigramUnaccentSection(entity)]] as const) {
-        const bitmaps = store.derived(SHARED.trigramBitmaps(section));
-        if (bitmaps !== null) index.useBitmaps(bitmaps, `${section} bitmaps (shared)`);
+        const longLists = store.derived(SHARED.trigramLongLists(section));
+        if (longLists !== null) index.useLongLists(longLists, `${section} long lists (shared)`);
       }
       opened = {
         geo: GeoIndex.from(store.section(geoSection(entity)), geoSection(entity)),
