@@ -39,7 +39,7 @@ const BITMAP_MIN_POSTINGS = 2048;
  * more rows reach the threshold and the k-th best row's score rises further above it. Past that,
  * the many groups such a query can match in each cost a pass over its lists and run() is
  * cheaper. Measured per query length on the full dataset's search bench queries (plain index, one
- * process): at 0.2 (autocomplete's fills) 1.2–2× up to 12 trigrams, 0.65–0.9× from 13 on, mostly;
+ * process): at 0.2 (autocomplete's fills) 1.05–2× up to 12 trigrams, 0.65–0.9× from 13 on, mostly;
  * at 0.3 (fuzzy's default) 1.04–1.35× up to 8, 0.9× and less from 9 on.
  */
 const GROUPED_MAX_TRIGRAMS = 8;
@@ -550,9 +550,9 @@ export class TrigramIndex {
    * and the docs met are checked in the others (bitmap, or binary search within the group's
    * postings, which ascend by doc). The bar rises with each group, so the groups after count fewer
    * lists, and the search stops at the first group whose best possible score is below it. Same
-   * answer as run(); cheaper when the bar rises well above the threshold (autocomplete's fills at
-   * 0.2: ~1.5× at the median), dearer for long queries, whose many groups each cost a pass over
-   * the lists (run() takes those: GROUPED_MAX_TRIGRAMS).
+   * answer as run(); cheaper when the bar rises well above the threshold, dearer for long
+   * queries, whose many groups each cost a pass over the lists (run() takes those:
+   * GROUPED_MAX_TRIGRAMS).
    */
   private runByGroup(nq: number, listCount: number, threshold: number, k: number, tieFloor: ((kth: number) => number) | undefined, excluded: Uint8Array | undefined): number {
     const dirs = this.queryGroupStarts(listCount);
@@ -656,16 +656,8 @@ export class TrigramIndex {
       const at = l * GROUP_STARTS;
       const slot = this.listSlots[list]!;
       const long = this.groupStartsOf(slot);
-      if (long !== null) {
-        dirs.set(long, at);
-        continue;
-      }
-      let group = 0;
-      for (let p = start; p < end; p++) {
-        const postingGroup = this.postings[p]! >>> DOC_BITS;
-        while (group <= postingGroup) dirs[at + group++] = p;
-      }
-      while (group < GROUP_STARTS) dirs[at + group++] = end;
+      if (long !== null) dirs.set(long, at);
+      else this.fillGroupStarts(dirs, at, start, end);
     }
     return dirs;
   }
@@ -677,16 +669,21 @@ export class TrigramIndex {
     if (end - start < GROUPED_MIN_POSTINGS) return null;
     let starts = this.groupStartsBySlot.get(slot);
     if (starts === undefined) {
-      starts = new Int32Array(GROUP_STARTS);
-      let group = 0;
-      for (let p = start; p < end; p++) {
-        const postingGroup = this.postings[p]! >>> DOC_BITS;
-        while (group <= postingGroup) starts[group++] = p;
-      }
-      while (group < GROUP_STARTS) starts[group++] = end;
+      starts = this.fillGroupStarts(new Int32Array(GROUP_STARTS), 0, start, end);
       this.groupStartsBySlot.set(slot, starts);
     }
     return starts;
+  }
+
+  /** Writes the group starts of the list [start, end) at target[at .. at + GROUP_STARTS); returns target. */
+  private fillGroupStarts(target: Int32Array, at: number, start: number, end: number): Int32Array {
+    let group = 0;
+    for (let p = start; p < end; p++) {
+      const postingGroup = this.postings[p]! >>> DOC_BITS;
+      while (group <= postingGroup) target[at + group++] = p;
+    }
+    while (group < GROUP_STARTS) target[at + group++] = end;
+    return target;
   }
 
   /**

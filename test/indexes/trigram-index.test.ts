@@ -105,6 +105,24 @@ function randomDocs(random: () => number, words: readonly string[], rows: number
   return docs;
 }
 
+/** Five random lowercase letters: a word whose trigrams few other docs share. */
+function randomWord(random: () => number): string {
+  return Array.from({ length: 5 }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join('');
+}
+
+/** Flags each doc with probability `share`: the flags (excludedDocs) and the (row/field) keys flagged. */
+function randomExclusion(random: () => number, index: TrigramIndex, share: number): { excludedDocs: Uint8Array; excludedKeys: Set<string> } {
+  const excludedDocs = new Uint8Array(index.docCount);
+  const excludedKeys = new Set<string>();
+  for (let doc = 0; doc < index.docCount; doc++) {
+    if (random() < share) {
+      excludedDocs[doc] = 1;
+      excludedKeys.add(`${index.docRow(doc)}/${index.docField(doc)}`);
+    }
+  }
+  return { excludedDocs, excludedKeys };
+}
+
 function withTrigramsOf(docs: Doc[]): { row: number; field: number; trigrams: Int32Array }[] {
   return docs.map((d) => ({ row: d.row, field: d.field, trigrams: trigramsOf(d.text) })).filter((d) => d.trigrams.length > 0);
 }
@@ -259,14 +277,7 @@ describe('TrigramIndex', () => {
     const docs = randomDocs(random, words, 3000);
     const index = build(docs);
     const withTrigrams = withTrigramsOf(docs);
-    const excludedDocs = new Uint8Array(index.docCount);
-    const excludedKeys = new Set<string>();
-    for (let doc = 0; doc < index.docCount; doc++) {
-      if (random() < 0.4) {
-        excludedDocs[doc] = 1;
-        excludedKeys.add(`${index.docRow(doc)}/${index.docField(doc)}`);
-      }
-    }
+    const { excludedDocs, excludedKeys } = randomExclusion(random, index, 0.4);
     const kept = withTrigrams.filter((d) => !excludedKeys.has(`${d.row}/${d.field}`));
     for (let i = 0; i < 100; i++) {
       const query = typo(random, pick(random, docs).text);
@@ -326,7 +337,7 @@ describe('TrigramIndex', () => {
       // Mostly 1–4 words; some very long names of common and random words (many over 127
       // distinct trigrams: the last group holds them all).
       const text = random() < 0.03
-        ? Array.from({ length: 10 + Math.floor(random() * 30) }, () => (random() < 0.3 ? pick(random, words) : Array.from({ length: 5 }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join(''))).join(' ')
+        ? Array.from({ length: 10 + Math.floor(random() * 30) }, () => (random() < 0.3 ? pick(random, words) : randomWord(random))).join(' ')
         : Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(random, words)).join(' ');
       docs.push({ row, field: 0, text });
       if (random() < 0.2) docs.push({ row, field: 1, text: typo(random, text) });
@@ -357,23 +368,15 @@ describe('TrigramIndex', () => {
     const docs: Doc[] = [];
     for (let row = 0; row < 5000; row++) {
       // Some names over 127 distinct trigrams (the last group): at 0.05 a short query can reach them.
-      const text = random() < 0.02
-        ? Array.from({ length: 30 + Math.floor(random() * 20) }, () => Array.from({ length: 5 }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join('')).join(' ') + ' santa maria'
-        : Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words)).join(' ');
-      docs.push({ row, field: 0, text });
-      if (random() < 0.3) docs.push({ row, field: 1, text: typo(random, text) });
+      const long = random() < 0.02;
+      const parts = long ? [...Array.from({ length: 30 + Math.floor(random() * 20) }, () => randomWord(random)), 'santa', 'maria'] : Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words));
+      docs.push({ row, field: 0, text: parts.join(' ') });
+      if (random() < 0.3) docs.push({ row, field: 1, text: typo(random, parts.join(' ')) });
     }
     const index = build(docs);
     const withTrigrams = withTrigramsOf(docs);
     assert.ok(withTrigrams.some((d) => d.trigrams.length > 127), 'some doc has more than 127 trigrams');
-    const excludedDocs = new Uint8Array(index.docCount);
-    const excludedKeys = new Set<string>();
-    for (let doc = 0; doc < index.docCount; doc++) {
-      if (random() < 0.2) {
-        excludedDocs[doc] = 1;
-        excludedKeys.add(`${index.docRow(doc)}/${index.docField(doc)}`);
-      }
-    }
+    const { excludedDocs, excludedKeys } = randomExclusion(random, index, 0.2);
     // Rounded to 2 decimals, as autocomplete ranks: every doc whose rounded score ties the k-th row's.
     const roundedTieFloor = (kth: number): number => Math.round(kth * 100) / 100 - 0.005;
     for (let i = 0; i < 150; i++) {
