@@ -34,17 +34,18 @@ import { trigramsOf } from '../text/trigram.js';
 const BITMAP_MIN_POSTINGS = 2048;
 
 /**
- * Top-k searches over every doc go group by group (TrigramIndex.runByGroup) for queries of up to
- * GROUPED_MAX_TRIGRAMS trigrams, or GROUPED_MAX_TRIGRAMS_LOW below GROUPED_LOW_THRESHOLD, where
- * more rows reach the threshold and the k-th best row's score rises further above it. Past that,
- * the many groups such a query can match in each cost a pass over its lists and run() is
- * cheaper. Measured per query length on the full dataset's search bench queries (plain index, one
- * process): at 0.2 (autocomplete's fills) 1.05–2× up to 12 trigrams, 0.65–0.9× from 13 on, mostly;
- * at 0.3 (fuzzy's default) 1.04–1.35× up to 8, 0.9× and less from 9 on.
+ * Top-k searches over every doc go group by group (TrigramIndex.runByGroup) below this threshold,
+ * for queries of up to GROUPED_MAX_TRIGRAMS trigrams, in indexes of GROUPED_MIN_DOCS docs or more.
+ * At a low threshold many rows reach it, so the k-th best row's score rises well above it; at
+ * higher ones, for longer queries (their many groups each cost a pass over the lists) and in
+ * smaller indexes (few postings to skip), the single pass of run() costs less. Measured on the
+ * full dataset's cities (plain index, autocomplete's fills at 0.2, by query length): 1.1–2.8×
+ * up to 8 trigrams, 0.97–1.0× at 9–11, 0.86× at 12; fuzzy at 0.3: 0.89–1.17×; the unaccented
+ * index (30k docs): 0.7×.
  */
-const GROUPED_MAX_TRIGRAMS = 8;
-const GROUPED_LOW_THRESHOLD = 0.25;
-const GROUPED_MAX_TRIGRAMS_LOW = 12;
+const GROUPED_MAX_THRESHOLD = 0.25;
+const GROUPED_MAX_TRIGRAMS = 10;
+const GROUPED_MIN_DOCS = 65_536;
 /** Lists at least this long keep their group starts (TrigramIndex.groupStartsOf); shorter ones are read per query. */
 const GROUPED_MIN_POSTINGS = 64;
 
@@ -413,7 +414,7 @@ export class TrigramIndex {
       throw new RangeError(`trigram search: expected excludedDocs of ${this.docRows.length} docs, found ${excluded.length}`);
     }
     if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k, options.tieFloor, excluded, docStart, docEnd);
-    if (k > 0 && nq <= (threshold < GROUPED_LOW_THRESHOLD ? GROUPED_MAX_TRIGRAMS_LOW : GROUPED_MAX_TRIGRAMS) && docStart === 0 && docEnd === this.docRows.length) {
+    if (k > 0 && threshold < GROUPED_MAX_THRESHOLD && nq <= GROUPED_MAX_TRIGRAMS && this.docRows.length >= GROUPED_MIN_DOCS && docStart === 0 && docEnd === this.docRows.length) {
       return this.runByGroup(nq, listCount, threshold, k, options.tieFloor, excluded);
     }
     const countedLists = listCount - minCommon + 1;

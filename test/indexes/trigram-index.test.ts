@@ -362,11 +362,12 @@ describe('TrigramIndex', () => {
     }
   });
 
-  it('searchTop over every doc, group by group (short queries), answers as brute force: thresholds from 0.05 to 1, rounded tie floors, excluded docs, docs of every length', () => {
+  it('searchTop over every doc of a large index, group by group for short queries at low thresholds, answers as brute force, with its own long lists or another instance’s: thresholds from 0.05 to 1, rounded tie floors, excluded docs, docs of every length', () => {
     const random = prng(43);
     const words = ['san', 'sant', 'santa', 'saint', 'sa', 'maria', 'mar', 'del', 'de', 'la', 'rio', 'nova', 'cruz', 'são', 'zürich', 'москва'];
     const docs: Doc[] = [];
-    for (let row = 0; row < 5000; row++) {
+    // Over 65,536 docs (GROUPED_MIN_DOCS): smaller indexes keep the single pass.
+    for (let row = 0; row < 52_000; row++) {
       // Some names over 127 distinct trigrams (the last group): at 0.05 a short query can reach them.
       const long = random() < 0.02;
       const parts = long ? [...Array.from({ length: 30 + Math.floor(random() * 20) }, () => randomWord(random)), 'santa', 'maria'] : Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, words));
@@ -376,16 +377,21 @@ describe('TrigramIndex', () => {
     const index = build(docs);
     const withTrigrams = withTrigramsOf(docs);
     assert.ok(withTrigrams.some((d) => d.trigrams.length > 127), 'some doc has more than 127 trigrams');
+    assert.ok(index.docCount >= 65_536, `${index.docCount} docs`);
+    // Half the queries go to an instance that adopted the first one's bitmaps and group starts.
+    const adopting = build(docs);
+    adopting.useLongLists(index.sharedLongLists());
     const { excludedDocs, excludedKeys } = randomExclusion(random, index, 0.2);
     // Rounded to 2 decimals, as autocomplete ranks: every doc whose rounded score ties the k-th row's.
     const roundedTieFloor = (kth: number): number => Math.round(kth * 100) / 100 - 0.005;
-    for (let i = 0; i < 150; i++) {
-      const query = random() < 0.7 ? typo(random, pick(random, docs.filter((d) => d.text.length < 40)).text) : pick(random, words);
-      const threshold = pick(random, [0.05, 0.1, 0.2, 0.2, 0.3, 0.5, 1]);
+    const shortDocs = docs.filter((d) => d.text.length < 40);
+    for (let i = 0; i < 80; i++) {
+      const query = random() < 0.7 ? typo(random, pick(random, shortDocs).text) : pick(random, words);
+      const threshold = pick(random, [0.05, 0.1, 0.2, 0.2, 0.2, 0.3, 1]);
       const k = pick(random, [1, 3, 10, 10, 100]);
       const excluded = random() < 0.3;
       const tieFloor = random() < 0.5 ? roundedTieFloor : undefined;
-      const top = index.searchTop(query, threshold, k, { excludedDocs: excluded ? excludedDocs : undefined, tieFloor });
+      const top = (i % 2 === 0 ? index : adopting).searchTop(query, threshold, k, { excludedDocs: excluded ? excludedDocs : undefined, tieFloor });
       const kept = excluded ? withTrigrams.filter((d) => !excludedKeys.has(`${d.row}/${d.field}`)) : withTrigrams;
       const all = bruteForce(kept, query, threshold);
       const rowBest = new Map<number, number>();
@@ -438,5 +444,10 @@ describe('TrigramIndex', () => {
     }
     assertTopSameAsBruteForce(index, docs, 'San Jose', 0.3, 10);
     assertTopSameAsBruteForce(index, docs, 'santa', 0.3, 10, 40_000, 60_000);
+    // As autocomplete's fills ask: typed prefixes at 0.2 (short ones go group by group).
+    for (let i = 0; i < 20; i++) {
+      const name = pick(random, cities).name;
+      assertTopSameAsBruteForce(index, docs, name.slice(0, 3 + Math.floor(random() * 6)), 0.2, 10);
+    }
   });
 });
