@@ -39,9 +39,9 @@ const BITMAP_MIN_POSTINGS = 2048;
  * At a low threshold many rows reach it, so the k-th best row's score rises well above it; at
  * higher ones, for longer queries (their many groups each cost a pass over the lists) and in
  * smaller indexes (few postings to skip), the single pass of run() costs less. Measured on the
- * full dataset's cities (plain index, autocomplete's fills at 0.2, by query length): 1.1–2.8×
- * up to 8 trigrams, 0.97–1.0× at 9–11, 0.86× at 12; fuzzy at 0.3: 0.89–1.17×; the unaccented
- * index (30k docs): 0.7×.
+ * full dataset's cities (plain index, autocomplete's fills at 0.2, by query length, two runs):
+ * 1.1–3× up to 8 trigrams, 1.0–1.14× at 9–10, 0.86–1.0× at 11–12; fuzzy at 0.3: 0.89–1.17×; the
+ * unaccented index (30k docs): 0.7×.
  */
 const GROUPED_MAX_THRESHOLD = 0.25;
 const GROUPED_MAX_TRIGRAMS = 10;
