@@ -248,7 +248,7 @@ export class TrigramIndex {
     this.matchScores ??= new Float32Array(this.docRows.length);
     for (let slot = 0; slot < this.codes.length; slot++) {
       if (this.postingStarts[slot + 1]! - this.postingStarts[slot]! >= BITMAP_MIN_POSTINGS) this.bitmapOf(slot);
-      this.groupStartsOf(slot);
+      if (this.searchesByGroup) this.groupStartsOf(slot);
     }
   }
 
@@ -256,15 +256,15 @@ export class TrigramIndex {
    * What long posting lists get on first use, for every long list, in one SharedArrayBuffer
    * (ArrayPack: header [layout, docs, BITMAP_MIN_POSTINGS, GROUPED_MIN_POSTINGS]; the bitmap
    * slots and their bitmaps, ceil(docs / 32) words each; the group-start slots and their starts,
-   * GROUP_STARTS each), so the main thread builds them once and every worker thread reads the
-   * same bytes (useLongLists).
+   * GROUP_STARTS each, none in an index too small to search by group), so the main thread builds
+   * them once and every worker thread reads the same bytes (useLongLists).
    */
   sharedLongLists(): SharedArrayBuffer {
     const wordsPerBitmap = (this.docRows.length + 31) >>> 5;
     const bitmapSlots = this.slotsWithAtLeast(BITMAP_MIN_POSTINGS);
     const words = new Int32Array(bitmapSlots.length * wordsPerBitmap);
     bitmapSlots.forEach((slot, i) => words.set(this.bitmapOf(slot), i * wordsPerBitmap));
-    const groupedSlots = this.slotsWithAtLeast(GROUPED_MIN_POSTINGS);
+    const groupedSlots = this.searchesByGroup ? this.slotsWithAtLeast(GROUPED_MIN_POSTINGS) : NO_DOCS;
     const starts = new Int32Array(groupedSlots.length * GROUP_STARTS);
     groupedSlots.forEach((slot, i) => starts.set(this.groupStartsOf(slot)!, i * GROUP_STARTS));
     return new ArrayPackBuilder()
@@ -289,7 +289,7 @@ export class TrigramIndex {
       throw new SnapshotFormatError(`${what}: expected header [layout, docs, bitmap min postings, group starts min postings] ${JSON.stringify(expected)}, found ${JSON.stringify([...header])}`);
     }
     const bitmaps = this.adoptedLists(pack, 1, BITMAP_MIN_POSTINGS, (this.docRows.length + 31) >>> 5, 'bitmaps', what);
-    const starts = this.adoptedLists(pack, 3, GROUPED_MIN_POSTINGS, GROUP_STARTS, 'group starts', what);
+    const starts = this.adoptedLists(pack, 3, this.searchesByGroup ? GROUPED_MIN_POSTINGS : Infinity, GROUP_STARTS, 'group starts', what);
     for (const [slot, bitmap] of bitmaps) this.bitmapsBySlot.set(slot, bitmap);
     for (const [slot, groupStarts] of starts) this.groupStartsBySlot.set(slot, groupStarts);
   }
@@ -319,6 +319,11 @@ export class TrigramIndex {
     const bySlot = new Map<number, Int32Array>();
     slots.forEach((slot, i) => bySlot.set(slot, values.subarray(i * size, (i + 1) * size)));
     return bySlot;
+  }
+
+  /** Whether this index is large enough for top-k searches group by group (GROUPED_MIN_DOCS). */
+  private get searchesByGroup(): boolean {
+    return this.docRows.length >= GROUPED_MIN_DOCS;
   }
 
   docRow(doc: number): number {
@@ -414,7 +419,7 @@ export class TrigramIndex {
       throw new RangeError(`trigram search: expected excludedDocs of ${this.docRows.length} docs, found ${excluded.length}`);
     }
     if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k, options.tieFloor, excluded, docStart, docEnd);
-    if (k > 0 && threshold < GROUPED_MAX_THRESHOLD && nq <= GROUPED_MAX_TRIGRAMS && this.docRows.length >= GROUPED_MIN_DOCS && docStart === 0 && docEnd === this.docRows.length) {
+    if (k > 0 && threshold < GROUPED_MAX_THRESHOLD && nq <= GROUPED_MAX_TRIGRAMS && this.searchesByGroup && docStart === 0 && docEnd === this.docRows.length) {
       return this.runByGroup(nq, listCount, threshold, k, options.tieFloor, excluded);
     }
     const countedLists = listCount - minCommon + 1;
