@@ -264,7 +264,7 @@ export class TrigramIndex {
     const bitmapSlots = this.slotsWithAtLeast(BITMAP_MIN_POSTINGS);
     const words = new Int32Array(bitmapSlots.length * wordsPerBitmap);
     bitmapSlots.forEach((slot, i) => words.set(this.bitmapOf(slot), i * wordsPerBitmap));
-    const groupedSlots = this.searchesByGroup ? this.slotsWithAtLeast(GROUPED_MIN_POSTINGS) : NO_DOCS;
+    const groupedSlots = this.searchesByGroup ? this.slotsWithAtLeast(GROUPED_MIN_POSTINGS) : new Int32Array(0);
     const starts = new Int32Array(groupedSlots.length * GROUP_STARTS);
     groupedSlots.forEach((slot, i) => starts.set(this.groupStartsOf(slot)!, i * GROUP_STARTS));
     return new ArrayPackBuilder()
@@ -289,6 +289,7 @@ export class TrigramIndex {
       throw new SnapshotFormatError(`${what}: expected header [layout, docs, bitmap min postings, group starts min postings] ${JSON.stringify(expected)}, found ${JSON.stringify([...header])}`);
     }
     const bitmaps = this.adoptedLists(pack, 1, BITMAP_MIN_POSTINGS, (this.docRows.length + 31) >>> 5, 'bitmaps', what);
+    // An index too small to search by group expects no group starts: no list is that long.
     const starts = this.adoptedLists(pack, 3, this.searchesByGroup ? GROUPED_MIN_POSTINGS : Infinity, GROUP_STARTS, 'group starts', what);
     for (const [slot, bitmap] of bitmaps) this.bitmapsBySlot.set(slot, bitmap);
     for (const [slot, groupStarts] of starts) this.groupStartsBySlot.set(slot, groupStarts);
