@@ -266,7 +266,8 @@ export class TrigramIndex {
     bitmapSlots.forEach((slot, i) => words.set(this.bitmapOf(slot), i * wordsPerBitmap));
     const groupedSlots = this.searchesByGroup ? this.slotsWithAtLeast(GROUPED_MIN_POSTINGS) : new Int32Array(0);
     const starts = new Int32Array(groupedSlots.length * GROUP_STARTS);
-    groupedSlots.forEach((slot, i) => starts.set(this.groupStartsOf(slot)!, i * GROUP_STARTS));
+    // Into the packed array directly, not through groupStartsOf: no per-list array made and kept here.
+    groupedSlots.forEach((slot, i) => this.fillGroupStarts(starts, i * GROUP_STARTS, this.postingStarts[slot]!, this.postingStarts[slot + 1]!));
     return new ArrayPackBuilder()
       .add(Int32Array.of(LONG_LISTS_LAYOUT, this.docRows.length, BITMAP_MIN_POSTINGS, GROUPED_MIN_POSTINGS))
       .add(bitmapSlots)
