@@ -1,5 +1,7 @@
 // Turns the runner's measurements into bench/REPORT.md: targets first, then the tables, the
 // analysis of what limits the results, and how to rerun.
+import { MMAP_THRESHOLD_VARIABLE, PINNED_MMAP_THRESHOLD } from '../../runtime/cli/allocator.js';
+import { DEFAULT_RESPONSE_CACHE_BYTES } from '../../runtime/http/response-cache.js';
 import { MIX_WEIGHTS, OPERATION_LABELS, OPERATIONS, SEARCH_OPERATIONS, type Operation } from './workload.js';
 import type { LoadResult, Percentiles } from './load/loadgen.js';
 import type { GcSummary } from './gc.js';
@@ -223,7 +225,7 @@ function startupTable(data: ReportData): string {
   const rows = data.summaries.map((summary) => {
     const note =
       summary.name === 'geoapi'
-        ? `${data.smoke ? 'one start' : 'median of 3 starts'}; snapshot ${mib(data.setup.snapshotBytes)} on disk${data.setup.snapshotBuildMs !== null ? `, built in ${(data.setup.snapshotBuildMs / 1000).toFixed(1)} s` : ''}`
+        ? `${data.smoke ? 'one start' : 'median of 3 starts'}; snapshot ${mib(data.setup.snapshotBytes)} on disk${data.setup.snapshotBuildMs !== null ? `, built in ${(data.setup.snapshotBuildMs / 1000).toFixed(1)} s` : ''}; ${MMAP_THRESHOLD_VARIABLE}=${PINNED_MMAP_THRESHOLD}, as \`npm start\` and the systemd unit run it`
         : summary.name === 'postgres'
           ? `Node server only, the database already running (cluster start ${ms(data.setup.postgresStartMs)} ms; load + index ${((data.setup.postgresLoadMs ?? 0) / 1000).toFixed(1)} s); plus PostgreSQL’s processes ${summary.databasePss === null ? '–' : mib(summary.databasePss)} (PSS)`
           : `parses every raw JSON file in each of ${data.options.workers} worker processes`;
@@ -494,7 +496,7 @@ export function renderReport(data: ReportData): string {
     '',
     SECTIONS[2],
     '',
-    `1. **geoapi**: \`geoapi serve\` (uWebSockets.js, ${o.workers} worker threads) on a snapshot built by \`geoapi build\` from the dataset. Every request is authenticated (X-GEOAPI-KEY, Business plan: Full tier), checked against the plan and counted against an in-memory quota (set high enough never to trip). Its response caches are on, as shipped. The request lists (${int(o.requestsPerOperation)} per operation, ${int(o.mixSize)} in the mix, sent in rotation) are larger than its response cache holds (one budget for the process, 32 MiB by default, with second-chance eviction), so most searches and postcode requests miss it: the engine is measured, not the cache. Answers that recur (the country list, states of a country, cities of a state) are kept serialised, as shipped; the lists without parameters are rendered into it before it says ready.`,
+    `1. **geoapi**: \`geoapi serve\` (uWebSockets.js, ${o.workers} worker threads) on a snapshot built by \`geoapi build\` from the dataset. Every request is authenticated (X-GEOAPI-KEY, Business plan: Full tier), checked against the plan and counted against an in-memory quota (set high enough never to trip). Its response caches are on, as shipped. The request lists (${int(o.requestsPerOperation)} per operation, ${int(o.mixSize)} in the mix, sent in rotation) are larger than its response cache holds (one budget for the process, ${mib(DEFAULT_RESPONSE_CACHE_BYTES)} by default, with second-chance eviction), so most searches and postcode requests miss it: the engine is measured, not the cache. Answers that recur (the country list, states of a country, cities of a state) are kept serialised, as shipped; the lists without parameters are rendered into it before it says ready.`,
     `2. **PostgreSQL**: a plain Node \`http\` server (${o.workers} processes, node:cluster; a node-postgres pool of 4 per process, named prepared statements) over PostgreSQL ${data.postgresVersion ?? '15'}: B-tree indexes for lookups and ordered lists, pg_trgm (\`%\` on GIN indexes, \`similarity()\`) over the names and their \`unaccent()\` forms (stored columns, also GIN-indexed) for fuzzy search and the autocomplete fill, \`text_pattern_ops\` indexes for autocomplete prefixes, a GiST-indexed point with a bounding box plus the haversine formula for nearby. Tuned as a read-only reference database (shared_buffers 1 GB, JIT and parallel query off). The stack most teams would build first.`,
     `3. **naive**: a plain Node \`http\` server (${o.workers} processes) that JSON.parses the raw dataset files at start and answers with Array.filter / sort / find per request: no index, no precomputed order, no cache. It does keep per record what a careful first version computes once (normalised name keys, trigram sets, numeric coordinates), so its searches are scans, not re-normalisations.`,
     '',

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addKey, newKeyFile, writeKeyFile } from '../../runtime/access/keys.js';
+import { MMAP_THRESHOLD_VARIABLE, PINNED_MMAP_THRESHOLD } from '../../runtime/cli/allocator.js';
 import { DEFAULT_POLICY_FILE } from '../../runtime/access/policy.js';
 import { readDataset, writeSampledDataset, allCities, type RawDataset } from './dataset.js';
 import { BROWSER_ACCEPT_ENCODING, makeDriver, wrkAvailable, type Driver, type SaturationResult } from './load/drivers.js';
@@ -427,14 +428,15 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       let server: RunningServer;
       if (name === 'geoapi') {
         const metricsPort = await freePort();
-        // --trace-gc: every thread's collections on stdout (gc.ts reads the mix's).
+        // --trace-gc: every thread's collections on stdout (gc.ts reads the mix's). Its allocator
+        // set as npm start and the systemd unit set it (runtime/cli/allocator.ts).
         server = await startServer(
           'geoapi',
           ['--trace-gc', CLI, 'serve', '--snapshot', snapshots.get(percent)!, '--keys', keysFile, '--policy', policyFile, '--port', String(port), '--threads', String(options.workers), '--host', '127.0.0.1', '--metrics-port', String(metricsPort)],
           port,
           probePath,
           key,
-          { ...process.env, GEOAPI_QUOTA: 'memory', GEOAPI_QUOTA_STATE_FILE: join(tmp, `quota-${percent}-${port}.json`) },
+          { [MMAP_THRESHOLD_VARIABLE]: PINNED_MMAP_THRESHOLD, ...process.env, GEOAPI_QUOTA: 'memory', GEOAPI_QUOTA_STATE_FILE: join(tmp, `quota-${percent}-${port}.json`) },
         );
         // Measured runs start once it is ready: every thread has prepared its indexes.
         const readyMs = await waitReady(server, '/readyz');

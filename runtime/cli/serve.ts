@@ -4,6 +4,7 @@
 // (pid-file.ts), where `geoapi reload` finds it.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { describeAllocator } from './allocator.js';
 import { configFrom, describeCompat, describeConfig, pidFileFor, type Env, type GeoapiConfig } from './config.js';
 import { dataHome } from './paths.js';
 import { startServer, type RunningServer } from '../http/server.js';
@@ -14,7 +15,8 @@ import { removePidFile, signalServer, writePidFile } from './pid-file.js';
 const STOP_TIMEOUT_MS = 30_000;
 
 /** The start banner: where it listens, what it serves, and the configuration (describeConfig: no secrets). */
-export function banner(server: RunningServer, config: GeoapiConfig): string[] {
+export function banner(server: RunningServer, config: GeoapiConfig, env: Env = process.env): string[] {
+  const allocator = describeAllocator(env);
   const counts = Object.entries(server.store.recordCounts)
     .map(([entity, count]) => `${count.toLocaleString('en-US')} ${entity}`)
     .join(', ');
@@ -23,6 +25,7 @@ export function banner(server: RunningServer, config: GeoapiConfig): string[] {
     `uWS: ${describeBuild(server.uws)} ${server.uws.binary}`,
     `snapshot: ${config.snapshotDir} (dataVersion ${server.store.dataVersion}; ${counts})`,
     ...describeConfig(config),
+    ...(allocator === null ? [] : [allocator]),
     `compat: ${describeCompat(server.compat)}`,
     ...(server.metricsUrl === null ? [] : [`metrics: ${server.metricsUrl}`]),
   ];

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_POLICY_FILE } from '../../runtime/access/policy.js';
+import { describeAllocator } from '../../runtime/cli/allocator.js';
 import { banner } from '../../runtime/cli/serve.js';
 import { ConfigError, configFrom, describeConfig, describeQuota, DEFAULT_PORT } from '../../runtime/cli/config.js';
 import type { RunningServer } from '../../runtime/http/server.js';
@@ -23,7 +24,7 @@ describe('configFrom', () => {
     assert.deepEqual(config.uwsCandidates, ['@btc-vision/uwebsockets.js', '@trufflesuite/uws-js-unofficial']);
     assert.equal(config.quota.mode, 'memory');
     assert.deepEqual(config.operations, { cursorSecret: null, previousCursorSecrets: [] });
-    assert.equal(config.responseCacheBytes, 32 * 1024 * 1024);
+    assert.equal(config.responseCacheBytes, 16 * 1024 * 1024);
   });
 
   it('reads one response cache budget in MiB (flag, then GEOAPI_RESPONSE_CACHE_MB), else from the variables it replaced', () => {
@@ -38,7 +39,7 @@ describe('configFrom', () => {
     assert.equal(configFrom([], { ...REQUIRED, GEOAPI_POSTCODE_CACHE_ENTRIES: '0' }).responseCacheBytes, 0);
     assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_RESPONSE_CACHE_MB: 'lots' }), /--response-cache-mb: expected an integer from 0 to 1048576, found "lots"/);
     assert.match(describeConfig(configFrom([], { ...REQUIRED, GEOAPI_RESPONSE_CACHE_MB: '0' })).join('\n'), /response cache: off/);
-    assert.match(describeConfig(configFrom(['--threads', '4'], REQUIRED)).join('\n'), /response cache: 32 MiB for the process \(8 MiB per thread\)/);
+    assert.match(describeConfig(configFrom(['--threads', '4'], REQUIRED)).join('\n'), /response cache: 16 MiB for the process \(4 MiB per thread\)/);
   });
 
   it('compresses at brotli quality 1 and gzip level 1 unless told otherwise (flag, then variable), or not at all when off', () => {
@@ -146,7 +147,8 @@ describe('the start banner', () => {
       GEOAPI_CURSOR_SECRET_PREVIOUS: 'older-secret-value',
       GEOAPI_KEY_HEADER_ALIASES: 'X-Legacy-Key',
     });
-    const lines = banner(server, config);
+    const pinned = { MALLOC_MMAP_THRESHOLD_: '131072' };
+    const lines = banner(server, config, pinned);
     const text = lines.join('\n');
     assert.equal(lines[0], 'geoapi listening on http://localhost:8080 (2 threads)');
     assert.match(text, /^snapshot: .*snap \(dataVersion abc; 250 countries\)$/m);
@@ -154,7 +156,22 @@ describe('the start banner', () => {
     assert.match(text, /key header aliases: X-Legacy-Key/);
     assert.match(text, /postcode cursors: GEOAPI_CURSOR_SECRET set, 1 previous secret accepted/);
     for (const secret of ['redis-password', 'cursor-secret-value', 'older-secret-value']) assert.ok(!text.includes(secret), `banner shows ${secret}`);
-    assert.deepEqual(lines.slice(3, -1), describeConfig(config));
+    const allocator = describeAllocator(pinned);
+    assert.deepEqual(lines.slice(3, -1), [...describeConfig(config), ...(allocator === null ? [] : [allocator])]);
     assert.match(lines.at(-1)!, /^compat: none /);
+  });
+});
+
+describe('the allocator line', () => {
+  it('says on Linux whether glibc\'s mmap threshold is pinned, and how to pin it when it is not', () => {
+    assert.equal(describeAllocator({ MALLOC_MMAP_THRESHOLD_: '131072' }, 'linux'), 'allocator: MALLOC_MMAP_THRESHOLD_=131072 (glibc gives large freed buffers back)');
+    assert.equal(describeAllocator({ GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072' }, 'linux'), 'allocator: glibc.malloc.mmap_threshold set in GLIBC_TUNABLES');
+    assert.match(describeAllocator({}, 'linux')!, /^allocator: MALLOC_MMAP_THRESHOLD_ not set: .*set it to 131072 \(npm start and the systemd unit do\)$/);
+    assert.match(describeAllocator({ MALLOC_MMAP_THRESHOLD_: ' ' }, 'linux')!, /not set/);
+  });
+
+  it('says nothing where glibc is not the allocator', () => {
+    assert.equal(describeAllocator({}, 'darwin'), null);
+    assert.equal(describeAllocator({}, 'win32'), null);
   });
 });

@@ -2,6 +2,7 @@
 // It used to leave node running: npm forwards SIGTERM to its child, which was `sh -c "node …"`;
 // dash does not exec a lone command and dies of the signal without passing it on, orphaning node.
 // The script now execs node, so npm's child is the server itself and drains on SIGTERM.
+// The script also pins glibc's mmap threshold (runtime/cli/allocator.ts), which the banner shows.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { freePort, request } from '../support/server.js';
@@ -11,9 +12,10 @@ test('npm start stopped with SIGTERM stops the server (it drains and its port cl
   const home = tempDir();
   const port = await freePort();
   const npm = startProcess('npm', ['start', '--silent', '--', '--threads', '1'], {
-    env: { GEOAPI_HOME: home, GEOAPI_SNAPSHOT: fixtureSnapshot(), GEOAPI_PORT: String(port), GEOAPI_KEYS: undefined, GEOAPI_QUOTA_STATE_FILE: undefined },
+    env: { GEOAPI_HOME: home, GEOAPI_SNAPSHOT: fixtureSnapshot(), GEOAPI_PORT: String(port), GEOAPI_KEYS: undefined, GEOAPI_QUOTA_STATE_FILE: undefined, MALLOC_MMAP_THRESHOLD_: undefined },
   });
   await npm.waitFor(/Try it:[\s\S]*curl/);
+  if (process.platform === 'linux') assert.match(npm.output(), /^allocator: MALLOC_MMAP_THRESHOLD_=131072 /m);
   const key = /X-GEOAPI-KEY: (\S+)"/.exec(npm.output())![1]!;
   assert.equal((await request(`http://127.0.0.1:${port}/v1/countries/US`, { key })).status, 200);
 
