@@ -14,7 +14,7 @@ import { HashSlots, RecordQueue } from './cache-tables.js';
 import { compress, DEFAULT_COMPRESSION, type CompressionSettings, type Encoding } from './encoding.js';
 
 /** Default budget of all the response caches of a process together, split evenly between the worker threads (GEOAPI_RESPONSE_CACHE_MB; README: memory). */
-export const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_RESPONSE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** Node ≥ 20.12's one-shot digest; older 20.x lines fall back to a Hash object. */
 const oneShotHash = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'base64url') => string }).hash;

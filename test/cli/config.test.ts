@@ -24,7 +24,7 @@ describe('configFrom', () => {
     assert.deepEqual(config.uwsCandidates, ['@btc-vision/uwebsockets.js', '@trufflesuite/uws-js-unofficial']);
     assert.equal(config.quota.mode, 'memory');
     assert.deepEqual(config.operations, { cursorSecret: null, previousCursorSecrets: [] });
-    assert.equal(config.responseCacheBytes, 16 * 1024 * 1024);
+    assert.equal(config.responseCacheBytes, 32 * 1024 * 1024);
   });
 
   it('reads one response cache budget in MiB (flag, then GEOAPI_RESPONSE_CACHE_MB), else from the variables it replaced', () => {
@@ -39,7 +39,7 @@ describe('configFrom', () => {
     assert.equal(configFrom([], { ...REQUIRED, GEOAPI_POSTCODE_CACHE_ENTRIES: '0' }).responseCacheBytes, 0);
     assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_RESPONSE_CACHE_MB: 'lots' }), /--response-cache-mb: expected an integer from 0 to 1048576, found "lots"/);
     assert.match(describeConfig(configFrom([], { ...REQUIRED, GEOAPI_RESPONSE_CACHE_MB: '0' })).join('\n'), /response cache: off/);
-    assert.match(describeConfig(configFrom(['--threads', '4'], REQUIRED)).join('\n'), /response cache: 16 MiB for the process \(4 MiB per thread\)/);
+    assert.match(describeConfig(configFrom(['--threads', '4'], REQUIRED)).join('\n'), /response cache: 32 MiB for the process \(8 MiB per thread\)/);
   });
 
   it('compresses at brotli quality 1 and gzip level 1 unless told otherwise (flag, then variable), or not at all when off', () => {

@@ -113,7 +113,7 @@ describe('geoapi in production', () => {
     // Two threads share the default budget; a cached answer is held by the thread that rendered it.
     for (let i = 0; i < 4; i++) assert.equal((await server.get('/v1/countries/US/postcodes/94105', { plan: 'business' })).status, 200);
     const text = (await request(server.metricsUrl!)).body;
-    assert.equal(sample(text, 'geoapi_response_cache_budget_bytes', {}), 16 * 1024 * 1024);
+    assert.equal(sample(text, 'geoapi_response_cache_budget_bytes', {}), 32 * 1024 * 1024);
     assert.ok(sample(text, 'geoapi_response_cache_entries', {})! >= 1, text);
     assert.ok(sample(text, 'geoapi_response_cache_bytes', {})! > 0);
     assert.ok(sample(text, 'geoapi_cache_lookups_total', { cache: 'postcodeLookup', result: 'hit' })! >= 1, 'four lookups of one answer on two threads: at least one hit');
