@@ -226,6 +226,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const metricsReplies = new Map<number, (metrics: MetricJson[]) => void>();
   let metricsListener: MetricsListener | null = null;
   let stopping = false;
+  /** Started: a thread's 'fatal' from now on stops the server (before, it fails the start). */
+  let serving = false;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
@@ -267,10 +269,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       else if (message.type === 'log') logger[levelOf(message.message)]({ thread: threadIndex }, message.message);
       else if (message.type === 'log-line') (options.log ?? stderrSink)(message.line);
       else if (message.type === 'metrics') metricsReplies.get(message.id)?.(message.metrics);
-      else if (handle.waiting) {
-        const deliver = handle.waiting;
-        handle.waiting = null;
-        deliver(message);
+      else {
+        if (message.type === 'fatal' && serving) {
+          // Serving, then failed (worker.ts: an uncaught exception): stop all of it as on SIGTERM.
+          log(`thread ${threadIndex} failed: ${message.message}; stopping every thread`);
+          stop();
+        }
+        if (handle.waiting) {
+          const deliver = handle.waiting;
+          handle.waiting = null;
+          deliver(message);
+        }
       }
     });
     worker.on('error', (error) => log(`thread ${threadIndex} failed: ${error.stack ?? error.message}`));
@@ -394,6 +403,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   snapshot = null;
 
   const exited = allExited().then(quota.stop);
+  serving = true;
   const host = config.host;
   const urlHost = host === null || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   return {

@@ -32,7 +32,8 @@
 //   raw(bytes) — writes raw bytes on a socket, resolves with everything read until the server closes,
 //   freePort() (exported) — a free TCP port for CLI tests.
 //   close() — SIGTERM, then SIGKILL if it has not exited after 3 s; removes the temp dir,
-//   stop() — SIGTERM and resolves with the exit code (no SIGKILL; for shutdown tests).
+//   stop() — SIGTERM and resolves with the exit code (no SIGKILL; for shutdown tests),
+//   exit() — resolves with the exit code and signal once the process has ended by itself.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -120,6 +121,8 @@ export interface TestServer {
   raw(bytes: string | Buffer, timeoutMs?: number): Promise<string>;
   close(): Promise<void>;
   stop(): Promise<number | null>;
+  /** How the server process ended, once it has (without asking it to). */
+  exit(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 const children = new Set<ChildProcess>();
@@ -224,10 +227,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => {
       children.delete(child);
-      resolve(code);
+      resolve({ code, signal });
     }));
+    const exited = exit.then(({ code }) => code);
 
     const ready = await new Promise<{ port: number; url: string; uws: UwsBuild; store: { dataVersion: string }; metricsUrl: string | null }>((resolve, reject) => {
       let stdout = '';
@@ -270,6 +274,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       get: (path, requestOptions = {}) => request(`${url}${path}`, { ...requestOptions, ...keyOption(requestOptions.key ?? (requestOptions.plan ? keys[requestOptions.plan] : undefined)) }),
       raw: (bytes, timeoutMs) => rawRequest(ready.port, bytes, timeoutMs),
       stop,
+      exit: () => exit,
       close: async () => {
         if (child.exitCode === null && child.signalCode === null) {
           child.kill('SIGTERM');
