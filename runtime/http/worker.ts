@@ -172,9 +172,10 @@ async function main(): Promise<void> {
   // An exception no request's error path caught (a timer's, a promise's) would end this thread
   // with uWS's sockets still open, and libuv then aborts the whole process. Told instead, the
   // main thread stops every thread as on SIGTERM: requests in flight finish, quotas are saved.
-  process.on('uncaughtException', (error) => {
-    log(`failed: uncaught exception: ${error.stack ?? String(error)}`);
-    post({ type: 'fatal', message: `uncaught exception: ${error.message}` });
+  process.on('uncaughtException', (error: unknown) => {
+    // Anything can be thrown, not only an Error.
+    log(`failed: uncaught exception: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    post({ type: 'fatal', message: `uncaught exception: ${error instanceof Error ? error.message : String(error)}` });
   });
   post({
     type: 'loaded',
