@@ -81,9 +81,19 @@ export async function serveUntilStopped(config: GeoapiConfig, print: (line: stri
       hangups = null;
     });
   };
+  // An exception nothing caught in this thread: Node would exit with the worker threads' uWS
+  // sockets open, and libuv aborts the process then. Stopped as on SIGTERM instead, exit code 1.
+  let failed = false;
+  const uncaught = (error: unknown): void => {
+    console.error(`geoapi: uncaught exception: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    if (stopping) return;
+    failed = true;
+    stop('uncaught exception');
+  };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   process.on('SIGHUP', reload);
+  process.on('uncaughtException', uncaught);
   const pidFile = writePidFile(config.pidFile, (message) => console.error(`geoapi: ${message}`));
   // Printed only once the signal handlers are in place: whoever waits for the banner may stop us at once.
   for (const line of [...banner(server, config), ...afterBanner]) print(line);
@@ -91,13 +101,14 @@ export async function serveUntilStopped(config: GeoapiConfig, print: (line: stri
   process.off('SIGTERM', stop);
   process.off('SIGINT', stop);
   process.off('SIGHUP', reload);
+  process.off('uncaughtException', uncaught);
   if (pidFile) removePidFile(config.pidFile);
   if (!stopping) {
     console.error('geoapi: every worker thread exited; stopping');
     return 1;
   }
   console.error('geoapi: stopped');
-  return 0;
+  return failed ? 1 : 0;
 }
 
 export async function runServeCommand(args: string[], print: (line: string) => void, env: Env): Promise<number> {
