@@ -2,11 +2,11 @@
 // and exits 1. Left to Node, the process exited with the worker threads' uWS sockets open and
 // libuv aborted it (SIGABRT, exit 134): open requests lost, quota counts not saved.
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { freePort } from '../support/server.js';
 import { CLI, fixtureSnapshot, runCli, startProcess, tempDir } from './support.js';
-import { join } from 'node:path';
 
 const PRELOAD = fileURLToPath(new URL('./fixtures/throw-on-sigusr2.js', import.meta.url));
 
