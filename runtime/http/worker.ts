@@ -174,8 +174,9 @@ async function main(): Promise<void> {
   // main thread stops every thread as on SIGTERM: requests in flight finish, quotas are saved.
   process.on('uncaughtException', (error: unknown) => {
     // Anything can be thrown, not only an Error.
-    log(`failed: uncaught exception: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    post({ type: 'fatal', message: `uncaught exception: ${error instanceof Error ? error.message : String(error)}` });
+    const message = error instanceof Error ? error.message : String(error);
+    log(`failed: uncaught exception: ${error instanceof Error ? (error.stack ?? message) : message}`);
+    post({ type: 'fatal', message: `uncaught exception: ${message}` });
   });
   post({
     type: 'loaded',

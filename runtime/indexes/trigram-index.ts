@@ -659,13 +659,9 @@ export class TrigramIndex {
     const dirs = this.queryStarts;
     for (let l = 0; l < listCount; l++) {
       const list = this.listOrder[l]!;
-      const start = this.listStarts[list]!;
-      const end = this.listEnds[list]!;
-      const at = l * GROUP_STARTS;
-      const slot = this.listSlots[list]!;
-      const long = this.groupStartsOf(slot);
-      if (long !== null) dirs.set(long, at);
-      else this.fillGroupStarts(dirs, at, start, end);
+      const long = this.groupStartsOf(this.listSlots[list]!);
+      if (long !== null) dirs.set(long, l * GROUP_STARTS);
+      else this.fillGroupStarts(dirs, l * GROUP_STARTS, this.listStarts[list]!, this.listEnds[list]!);
     }
     return dirs;
   }
