@@ -65,8 +65,10 @@ const GROUP_STARTS = MAX_GROUP + 2;
 
 /** The group of a doc with n trigrams. */
 const groupOf = (n: number): number => (n < MAX_GROUP ? n : MAX_GROUP);
-/** The posting of `doc` in `group`. */
+/** The posting of `doc` in `group` (also a bound past the last group: MAX_GROUP + 1). */
 const postingOf = (group: number, doc: number): number => group * (1 << DOC_BITS) + doc;
+/** postingOf for a doc's own group (≤ MAX_GROUP): an int32 from bit operations, as hot loops want it. */
+const docPosting = (group: number, doc: number): number => (group << DOC_BITS) | doc;
 
 /** Layout version of sharedLongLists()'s buffer. */
 const LONG_LISTS_LAYOUT = 2;
@@ -193,6 +195,8 @@ export class TrigramIndex {
   private readonly candidatesIn = new Int32Array(MAX_GROUP + 1);
   /** Per list of the current query: the membership bitmap of its trigram when it is a long one, else null. */
   private listBitmaps: (Int32Array | null)[] = [];
+  /** runByGroup's listBitmaps in listOrder (one lookup less per doc and list). */
+  private readonly orderedBitmaps: (Int32Array | null)[] = [];
   /** Membership bitmaps (bit d = doc d holds the trigram) of long posting lists, by trigram slot, built on first use. */
   private readonly bitmapsBySlot = new Map<number, Int32Array>();
   private listOrder = new Int32Array(64);
@@ -524,7 +528,7 @@ export class TrigramIndex {
       const group = groupOf(n);
       const firstLeft = lastCountedFor[group]! + 1;
       if (boundOf(common + listCount - firstLeft, n, nq) < bar) continue;
-      const posting = postingOf(group, doc);
+      const posting = docPosting(group, doc);
       let shared = common;
       for (let l = firstLeft; l < listCount; l++) {
         const list = order[l]!;
@@ -574,6 +578,9 @@ export class TrigramIndex {
     // The lists without a bitmap come first (shortest first): the ones worth scanning.
     let plainLists = 0;
     while (plainLists < listCount && listBitmaps[order[plainLists]!] === null) plainLists++;
+    const orderedBitmaps = this.orderedBitmaps;
+    orderedBitmaps.length = listCount;
+    for (let l = 0; l < listCount; l++) orderedBitmaps[l] = listBitmaps[order[l]!]!;
     const best = this.best;
     best.reset(k);
     let kth = threshold;
@@ -596,8 +603,7 @@ export class TrigramIndex {
       // Potentials fall from here on (the last group's docs, n ≥ MAX_GROUP, score at most nq / n).
       if (potential < bar) break;
       const most = group < listCount ? group : listCount;
-      let needed = 1;
-      while (needed <= most && Math.fround(needed / (nq + group - needed)) < bar) needed++;
+      let needed = sharedNeeded(nq, group, bar);
       if (needed > most) continue;
       // A doc of this group reaching the bar is in one of the first (lists − needed + 1) lists.
       const start = matchCount; // this group's docs go after the matches so far
@@ -618,7 +624,8 @@ export class TrigramIndex {
         const at = counted * GROUP_STARTS + group;
         const from = dirs[at]!;
         const end = dirs[at + 1]!;
-        if ((touchedCount - start) * Math.log2(end - from + 2) < end - from) break;
+        // A binary search per doc met costs about log2(postings) steps (32 - clz32: a step more, at most).
+        if ((touchedCount - start) * (32 - Math.clz32(end - from + 2)) < end - from) break;
         for (let p = from; p < end; p++) {
           const doc = postings[p]! & DOC_MASK;
           const count = state[doc]!;
@@ -626,25 +633,32 @@ export class TrigramIndex {
         }
       }
       const left = listCount - counted;
+      // Below the last group n is the group, so "scores at least the bar" is "shares at least
+      // `needed`": integer compares instead of a division per doc. `needed` follows the bar.
+      const exactN = group !== MAX_GROUP;
       for (let t = start; t < touchedCount; t++) {
         const doc = touched[t]!;
         let shared = state[doc]!;
         state[doc] = 0;
         if (excluded !== undefined && excluded[doc] !== 0) continue;
-        const n = group === MAX_GROUP ? docTrigramCounts[doc]! : group;
-        if (boundOf(shared + left, n, nq) < bar) continue;
-        const posting = postingOf(group, doc);
+        const n = exactN ? group : docTrigramCounts[doc]!;
+        if (exactN ? shared + left < needed : boundOf(shared + left, n, nq) < bar) continue;
+        const posting = docPosting(group, doc);
         for (let l = counted; l < listCount; l++) {
-          const bitmap = listBitmaps[order[l]!]!;
+          const bitmap = orderedBitmaps[l]!;
           if (bitmap !== null) shared += (bitmap[doc >>> 5]! >>> (doc & 31)) & 1;
           else if (contains(postings, dirs[l * GROUP_STARTS + group]!, dirs[l * GROUP_STARTS + group + 1]!, posting)) shared++;
         }
+        if (exactN && shared < needed) continue;
         const score = Math.fround(shared / (nq + n - shared));
         if (score < bar) continue;
         touched[matchCount] = doc; // matches overwrite the docs already checked
         matchScores[matchCount++] = score;
         const next = best.offer(this.docRows[doc]!, score, kth);
-        if (next !== kth) bar = Math.max(threshold, tieFloor ? tieFloor((kth = next)) : (kth = next));
+        if (next !== kth) {
+          bar = Math.max(threshold, tieFloor ? tieFloor((kth = next)) : (kth = next));
+          needed = sharedNeeded(nq, group, bar);
+        }
       }
     }
     return this.keptAbove(matchCount, bar);
@@ -928,6 +942,18 @@ export class TrigramIndex {
   }
 }
 
+/**
+ * The fewest query trigrams a doc with n trigrams must share to score at least `bar` (more than
+ * min(n, nq) when none is enough): c / (nq + n − c) grows with c, so the first c whose float4
+ * score reaches it.
+ */
+function sharedNeeded(nq: number, n: number, bar: number): number {
+  const most = n < nq ? n : nq;
+  let needed = 1;
+  while (needed <= most && Math.fround(needed / (nq + n - needed)) < bar) needed++;
+  return needed;
+}
+
 /** The best score a doc with n trigrams sharing at most `shared` query trigrams can reach. */
 function boundOf(shared: number, n: number, nq: number): number {
   const c = shared < n ? shared : n;
@@ -960,6 +986,9 @@ class BestRows {
   offer(row: number, score: number, bar: number): number {
     const rows = this.rows;
     const scores = this.scores;
+    // Most offers once k rows are held change nothing: a score not above the k-th best cannot
+    // enter, nor raise a row held already (its score is at least the k-th best's).
+    if (this.count === this.k && score <= scores[this.k - 1]!) return bar;
     let at = -1;
     for (let i = 0; i < this.count; i++) {
       if (rows[i] === row) {
