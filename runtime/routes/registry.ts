@@ -10,7 +10,7 @@ import { CITY_FIELDS, STATE_FIELDS } from '../render/fields.js';
 import { projectionFor } from '../render/projection.js';
 import { warmRowJson } from '../render/row-json.js';
 import type { Store } from '../store/types.js';
-import { warmUpSteps } from './warm-up.js';
+import { settleBufferMaps, warmUpSteps } from './warm-up.js';
 
 /**
  * What the first requests would otherwise prepare (runtime/engine preparationSteps), then the row
@@ -18,6 +18,8 @@ import { warmUpSteps } from './warm-up.js';
  * warm-up requests (warm-up.ts): steps for the server to run between requests after loading.
  */
 export function preparationStepsFor(store: Store, nowMs?: () => number): (() => void)[] {
+  // Before any step optimizes code that would otherwise be thrown away (see there).
+  settleBufferMaps();
   const steps = preparationSteps(store);
   for (const [table, set] of [[store.cities, CITY_FIELDS], [store.states, STATE_FIELDS]] as const) {
     const rowBytes = table.rowBytes;

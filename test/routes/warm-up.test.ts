@@ -1,6 +1,7 @@
 // The warm-up requests a worker answers to itself before it says ready (runtime/routes/warm-up.ts):
 // drawn from the data, so they keep answering as operations and datasets change.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { allOperations } from '../../runtime/routes/registry.js';
 import { answerOnce, warmUpRequests, warmUpSteps } from '../../runtime/routes/warm-up.js';
@@ -56,5 +57,33 @@ describe('warm-up requests', () => {
     const steps = warmUpSteps(store, [failing], () => NOW_MS);
     assert.ok(steps.length > 0);
     for (const step of steps) step();
+  });
+
+  it('keeps code optimized before the first cursor: the Buffer maps are settled before any step runs', () => {
+    // A function reading a Uint8Array held in a field, optimized after settleBufferMaps(), must
+    // stay optimized through the first digest() (the first cursor's signature). Without the
+    // settling, Node 20 throws such code away there (measured: 81 functions of the warm-up).
+    const warmUpModule = new URL('../../runtime/routes/warm-up.js', import.meta.url).href;
+    const script = `
+      import { createHash } from 'node:crypto';
+      const { settleBufferMaps } = await import(${JSON.stringify(warmUpModule)});
+      settleBufferMaps();
+      class Holder { constructor(bytes) { this.bytes = bytes; } }
+      function first(holder) { return holder.bytes[0]; }
+      const holder = new Holder(new Uint8Array(4));
+      %PrepareFunctionForOptimization(first);
+      first(holder);
+      first(holder);
+      %OptimizeFunctionOnNextCall(first);
+      first(holder);
+      const OPTIMIZED = 16;
+      const before = (%GetOptimizationStatus(first) & OPTIMIZED) !== 0;
+      createHash('sha1').digest();
+      const after = (%GetOptimizationStatus(first) & OPTIMIZED) !== 0;
+      console.log(JSON.stringify({ before, after }));
+    `;
+    const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    assert.deepEqual(JSON.parse(child.stdout), { before: true, after: true });
   });
 });
