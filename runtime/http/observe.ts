@@ -150,7 +150,7 @@ export class RequestObserver {
   private readonly operationIndex = new Map<string, number>();
 
   constructor(
-    operationNames: readonly string[],
+    private readonly operationNames: readonly string[],
     private readonly settings: ObserveSettings,
     private readonly emit: (event: RequestEvent, level: 'info' | 'warn' | 'error', message: string) => void,
   ) {
@@ -179,5 +179,10 @@ export class RequestObserver {
 
   quotaDecision(outcome: QuotaOutcome): void {
     this.metrics?.quotaDecision(outcome);
+  }
+
+  /** One with the same operations and settings whose counts are its own and which logs nothing: for the requests a thread sends itself while warming up. */
+  quiet(): RequestObserver {
+    return new RequestObserver(this.operationNames, this.settings, () => {});
   }
 }

@@ -1,9 +1,12 @@
 // Answers prepared before ready (runtime/http/app.ts prefillSteps): the lists taking no parameter
 // are in the response cache for every plan before the first request, with the very bytes and
-// ETag a request's own render gives (a server with the cache off renders each request).
+// ETag a request's own render gives (a server with the cache off renders each request). Then the
+// warm-up requests sent through the pipeline itself (pipelineSteps), which leave no trace.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { allOperations } from '../../runtime/routes/registry.js';
+import { warmUpRequests } from '../../runtime/routes/warm-up.js';
+import { request, startTestServer, type TestServer } from '../support/server.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 
 const LISTS = ['/v1/countries', '/v1/states', '/v1/regions', '/v1/currency', '/v1/phone'];
@@ -39,5 +42,32 @@ describe('answers prepared before ready', () => {
     const res = await prefilled.get('/v1/countries?sort=name:desc', { plan: 'business' });
     assert.equal(res.status, 200);
     assert.equal(res.headers['x-cache'], 'MISS');
+  });
+});
+
+describe('warm-up requests through the pipeline', () => {
+  it('are neither counted, cached, logged nor given request ids, and none failed', async () => {
+    const server = await startTestServer({ snapshotDir: fixtureSnapshot().dir, threads: 1, args: ['--metrics-port', '0', '--access-log'] });
+    try {
+      for (let i = 0; i < 500 && (await server.get('/readyz')).status !== 200; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal((await server.get('/readyz')).status, 200);
+      const before = (await request(server.metricsUrl!)).body;
+      assert.doesNotMatch(before, /^geoapi_requests_total\{/m, 'no request counted');
+      assert.doesNotMatch(before, /^geoapi_cache_lookups_total\{/m, 'no cache lookup counted');
+      assert.doesNotMatch(before, /^geoapi_quota_decisions_total\{.*\} [1-9]/m, 'no quota decision counted');
+      // The warm-up's own autocomplete request, at its tier (the highest plan's): its answer went into a cache of its own.
+      const warmed = warmUpRequests(fixtureSnapshot().store, allOperations()).find((warmUp) => warmUp.operation === 'autocomplete')!;
+      const query = Object.entries(warmed.query).map(([name, value]) => `${name}=${encodeURIComponent(value)}`);
+      const first = await server.get(`/v1/search/autocomplete?${query.join('&')}`, { plan: 'business' });
+      assert.equal(first.status, 200);
+      assert.equal(first.headers['x-cache'], 'MISS');
+      assert.match(String(first.headers['x-request-id']), /-0-1$/, 'the thread\'s first request id');
+      await server.waitForLog(/"msg":"request"/);
+      const logged = server.logs().split('\n').filter((line) => line.includes('"msg":"request"'));
+      assert.equal(logged.length, 1, logged.join('\n'));
+      assert.doesNotMatch(server.logs(), /warm-up:/, 'every warm-up request answered 200');
+    } finally {
+      await server.close();
+    }
   });
 });
