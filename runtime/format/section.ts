@@ -73,11 +73,12 @@ export function decodeSectionHeader(header: Uint8Array, file: string): SectionHe
   return { formatVersion, payloadBytes, crc32: crc, name };
 }
 
-export function checkPayload(header: SectionHeader, payload: Uint8Array, file: string): void {
+/** `crc`: the payload's CRC-32 when the caller computed it while reading (crc32's running value). */
+export function checkPayload(header: SectionHeader, payload: Uint8Array, file: string, crc: number = crc32(payload)): void {
   if (payload.byteLength !== header.payloadBytes) {
     throw new SnapshotFormatError(`${file}: truncated section "${header.name}": expected ${header.payloadBytes} payload bytes, found ${payload.byteLength}`);
   }
-  const found = crc32(payload) >>> 0;
+  const found = crc >>> 0;
   if (found !== header.crc32) {
     throw new SnapshotFormatError(`${file}: corrupt section "${header.name}": expected CRC-32 ${hex(header.crc32)}, found ${hex(found)}`);
   }

@@ -14,7 +14,7 @@ import { parsePolicy, readPolicyText, type CompatMode, type Policy } from '../ac
 import { createQuotaShared, stopQuotaShared, type QuotaShared } from '../access/quota/index.js';
 import type { QuotaMode } from '../access/quota/options.js';
 import type { GeoapiConfig } from './config.js';
-import { loadSnapshotBytes, type SnapshotBytes } from '../store/load.js';
+import { loadSnapshotBytesAsync, type SnapshotBytes } from '../store/load.js';
 import { withSharedStructures } from '../engine/shared.js';
 import { createLogger, levelOf, messageLogger } from './log.js';
 import type { MetricsListener } from './metrics-server.js';
@@ -125,7 +125,7 @@ async function loadSnapshot(config: GeoapiConfig, operationsModule: string | nul
     const seam = (await import(operationsModule)) as OperationsModule;
     if (typeof seam.openStore === 'function') return null;
   }
-  return loadSnapshotBytes(config.snapshotDir);
+  return loadSnapshotBytesAsync(config.snapshotDir);
 }
 
 /** Step 2: the shared quota counters when quotas are on (the configuration decides); null when off. */

@@ -1,5 +1,5 @@
 // Snapshot store: load bytes (main thread), open a Store (any thread).
-export { loadSnapshotBytes, readManifest, type SnapshotBytes } from './load.js';
+export { loadSnapshotBytes, loadSnapshotBytesAsync, readManifest, type SnapshotBytes } from './load.js';
 export { openStore } from './open.js';
 export { REQUIRED_SECTIONS, missingSections } from '../format/required-sections.js';
 export { verifySnapshot, type SectionVerdict, type VerifyReport } from './verify.js';

@@ -1,12 +1,15 @@
 // Reads a snapshot directory into memory: manifest.json, then each section's payload straight
-// into its own SharedArrayBuffer (one read, no intermediate Buffer), checked against its header
-// and the manifest (magic, format version, name, size, CRC-32). Errors name the file and state
-// expected vs found. The result is postMessage-able: worker threads share the bytes.
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+// into its own SharedArrayBuffer (no intermediate Buffer), checked against its header and the
+// manifest (magic, format version, name, size, CRC-32). Errors name the file and state expected
+// vs found. The result is postMessage-able: worker threads share the bytes. A server's start
+// reads every section at once on libuv's threadpool (loadSnapshotBytesAsync); the rest one read
+// per section (loadSnapshotBytes).
+import { closeSync, fstatSync, openSync, read, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { MANIFEST_FILE, MANIFEST_FORMAT, type Manifest } from '../format/manifest.js';
 import { missingSections } from '../format/required-sections.js';
-import { SECTION_HEADER_BYTES, SNAPSHOT_FORMAT_VERSION, SnapshotFormatError, checkPayload, decodeSectionHeader } from '../format/section.js';
+import { SECTION_HEADER_BYTES, SNAPSHOT_FORMAT_VERSION, SnapshotFormatError, checkPayload, decodeSectionHeader, type SectionHeader } from '../format/section.js';
 
 export interface SnapshotBytes {
   /** Directory the snapshot was read from (for messages). */
@@ -65,7 +68,62 @@ function readFully(fd: number, target: Uint8Array, position: number): number {
   return done;
 }
 
-function loadSection(dir: string, name: string, entry: Manifest['sections'][string]): SharedArrayBuffer {
+/** Section payloads are read in chunks of this size, all at once (readAndCheck; tests pass smaller ones). */
+const READ_CHUNK_BYTES = 8 * 1024 * 1024;
+
+function readAt(fd: number, target: Uint8Array, offset: number, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, target, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))));
+}
+
+/** Reads target[start, end) from the payload; resolves with where it stopped (end, or before it in a file cut while read). */
+async function readRange(fd: number, target: Uint8Array, start: number, end: number): Promise<number> {
+  let done = start;
+  while (done < end) {
+    const n = await readAt(fd, target, done, end - done, SECTION_HEADER_BYTES + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
+}
+
+/**
+ * A section's payload read in chunks of READ_CHUNK_BYTES at once on libuv's threadpool, the
+ * CRC-32 computed over each chunk in order as soon as it and those before it are in, then checked.
+ * The kernel's copies then run on every core while this thread computes the CRC of what has
+ * arrived. Measured on the full dataset (176 MiB, 2-core VM, where the first touch of a page
+ * costs ~7–12 µs), a server's spawn → first answer: 2.66–2.87 s one section after another,
+ * 2.27–2.35 s so (2.34–2.50 s with the reads at once but every CRC after them).
+ */
+async function readAndCheck(section: OpenSection, chunkBytes: number): Promise<SharedArrayBuffer> {
+  const target = new Uint8Array(section.buffer);
+  const chunks: Promise<number>[] = [];
+  for (let start = 0; start < target.byteLength; start += chunkBytes) chunks.push(readRange(section.fd, target, start, Math.min(start + chunkBytes, target.byteLength)));
+  try {
+    let crc = 0;
+    let read = 0;
+    for (let i = 0; i < chunks.length; i++) {
+      const reached = await chunks[i]!;
+      crc = crc32(target.subarray(read, reached), crc);
+      read = reached;
+      if (reached < Math.min((i + 1) * chunkBytes, target.byteLength)) break;
+    }
+    checkPayload(section.header, target.subarray(0, read), section.file, crc);
+    return section.buffer;
+  } finally {
+    // The fd is closed after this returns: no read may still be using it.
+    await Promise.allSettled(chunks);
+  }
+}
+
+/** A section file opened and its header checked, with the buffer its payload goes into; the caller reads the payload, checks it (checkPayload) and closes `fd`. */
+interface OpenSection {
+  file: string;
+  fd: number;
+  header: SectionHeader;
+  buffer: SharedArrayBuffer;
+}
+
+function openSection(dir: string, name: string, entry: Manifest['sections'][string]): OpenSection {
   if (typeof entry?.file !== 'string' || !/^[\w.-]+$/.test(entry.file) || entry.file.startsWith('.') || !Number.isSafeInteger(entry.bytes)) {
     throw new SnapshotFormatError(`${join(dir, MANIFEST_FILE)}: section "${name}": expected a plain file name and a byte count, found ${JSON.stringify(entry)}`);
   }
@@ -84,20 +142,28 @@ function loadSection(dir: string, name: string, entry: Manifest['sections'][stri
     if (size !== entry.bytes) {
       throw new SnapshotFormatError(`${file}: ${size < entry.bytes ? 'truncated' : 'wrong size for'} section "${name}": expected ${entry.bytes} bytes (manifest.json), found ${size}`);
     }
-    const header = new Uint8Array(SECTION_HEADER_BYTES);
-    readFully(fd, header, 0);
-    const decoded = decodeSectionHeader(header, file);
-    if (decoded.name !== name) throw new SnapshotFormatError(`${file}: expected section "${name}", found "${decoded.name}"`);
-    if (decoded.payloadBytes !== size - SECTION_HEADER_BYTES) {
-      throw new SnapshotFormatError(`${file}: truncated section "${name}": expected ${decoded.payloadBytes} payload bytes, found ${size - SECTION_HEADER_BYTES}`);
+    const headerBytes = new Uint8Array(SECTION_HEADER_BYTES);
+    readFully(fd, headerBytes, 0);
+    const header = decodeSectionHeader(headerBytes, file);
+    if (header.name !== name) throw new SnapshotFormatError(`${file}: expected section "${name}", found "${header.name}"`);
+    if (header.payloadBytes !== size - SECTION_HEADER_BYTES) {
+      throw new SnapshotFormatError(`${file}: truncated section "${name}": expected ${header.payloadBytes} payload bytes, found ${size - SECTION_HEADER_BYTES}`);
     }
-    const buffer = new SharedArrayBuffer(decoded.payloadBytes);
-    const payload = new Uint8Array(buffer);
-    const read = readFully(fd, payload, SECTION_HEADER_BYTES);
-    checkPayload(decoded, payload.subarray(0, read), file);
-    return buffer;
-  } finally {
+    return { file, fd, header, buffer: new SharedArrayBuffer(header.payloadBytes) };
+  } catch (error) {
     closeSync(fd);
+    throw error;
+  }
+}
+
+function loadSection(dir: string, name: string, entry: Manifest['sections'][string]): SharedArrayBuffer {
+  const section = openSection(dir, name, entry);
+  try {
+    const payload = new Uint8Array(section.buffer);
+    checkPayload(section.header, payload.subarray(0, readFully(section.fd, payload, SECTION_HEADER_BYTES)), section.file);
+    return section.buffer;
+  } finally {
+    closeSync(section.fd);
   }
 }
 
@@ -119,4 +185,30 @@ export function loadSnapshotBytes(dir: string, only?: (section: string) => boole
   const sections: Record<string, SharedArrayBuffer> = {};
   for (const [name, entry] of Object.entries(manifest.sections)) if (!only || only(name)) sections[name] = loadSection(dir, name, entry);
   return { dir, manifest, sections };
+}
+
+/**
+ * loadSnapshotBytes, every section read at once (readAndCheck), for a server's start, which waits
+ * for nothing else. The same checks with the same messages: every file is opened and its header
+ * checked first, then the payloads are read and their CRC-32s checked (when several are corrupt,
+ * the first in manifest order is named).
+ */
+export async function loadSnapshotBytesAsync(dir: string, chunkBytes: number = READ_CHUNK_BYTES): Promise<SnapshotBytes> {
+  const manifest = readManifest(dir);
+  checkRequiredSections(dir, manifest);
+  const opened: [string, OpenSection][] = [];
+  try {
+    for (const [name, entry] of Object.entries(manifest.sections)) opened.push([name, openSection(dir, name, entry)]);
+    // Every read settles before the files are closed; the first refusal in manifest order is the one reported.
+    const settled = await Promise.allSettled(opened.map(([, section]) => readAndCheck(section, chunkBytes)));
+    const sections: Record<string, SharedArrayBuffer> = {};
+    opened.forEach(([name], i) => {
+      const outcome = settled[i]!;
+      if (outcome.status === 'rejected') throw outcome.reason;
+      sections[name] = outcome.value;
+    });
+    return { dir, manifest, sections };
+  } finally {
+    for (const [, section] of opened) closeSync(section.fd);
+  }
 }

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { openSync, closeSync, readFileSync, rmSync, truncateSync, writeFileSync, writeSync, readSync } from 'node:fs';
+import { openSync, closeSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync, writeSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { buildSnapshot } from '../../build-index/build.js';
 import { SnapshotFormatError } from '../../runtime/format/section.js';
-import { loadSnapshotBytes, loadStore, openStore } from '../../runtime/store/index.js';
+import { loadSnapshotBytes, loadSnapshotBytesAsync, loadStore, openStore } from '../../runtime/store/index.js';
 import { fixtureDir, tempDir } from '../build-index/support.js';
 
 let pristine: string;
@@ -74,6 +74,45 @@ describe('snapshot loader', () => {
       flipByte(file, position);
     }
     assert.doesNotThrow(() => loadStore(dir));
+  });
+
+  test('reads at once (a server\'s start) the same bytes as one section after another, in chunks of any size', async () => {
+    const expected = loadSnapshotBytes(pristine);
+    for (const chunkBytes of [4096, 1000, 8 * 1024 * 1024]) {
+      const bytes = await loadSnapshotBytesAsync(pristine, chunkBytes);
+      assert.deepEqual(bytes.manifest, expected.manifest);
+      assert.deepEqual(Object.keys(bytes.sections), Object.keys(expected.sections));
+      for (const [name, buffer] of Object.entries(bytes.sections)) {
+        assert.ok(buffer instanceof SharedArrayBuffer, name);
+        assert.ok(Buffer.from(buffer).equals(Buffer.from(expected.sections[name]!)), `${name} in chunks of ${chunkBytes}`);
+      }
+    }
+  });
+
+  test('reading at once, refuses a corrupted byte in any chunk of any section, naming the file and both CRCs', async () => {
+    const dir = snapshotCopy();
+    for (const [name, entry] of Object.entries(manifestOf(dir).sections)) {
+      const file = join(dir, entry.file);
+      // The last payload byte: in the last chunk, after the CRC has run through the others.
+      const position = entry.bytes - 1;
+      flipByte(file, position);
+      await assert.rejects(loadSnapshotBytesAsync(dir, 4096), (err: Error) => {
+        assert.ok(err instanceof SnapshotFormatError);
+        assert.match(err.message, new RegExp(`${entry.file.replace(/\./g, '\\.')}: corrupt section "${name}": expected CRC-32 [0-9a-f]{8}, found [0-9a-f]{8}`));
+        return true;
+      });
+      flipByte(file, position);
+    }
+    await loadSnapshotBytesAsync(dir, 4096);
+  });
+
+  test('reading at once, names the first corrupt section in manifest order and leaves no file open', async () => {
+    const dir = snapshotCopy();
+    const entries = Object.entries(manifestOf(dir).sections);
+    for (const [, entry] of entries) flipByte(join(dir, entry.file), entry.bytes - 1);
+    const openBefore = readdirSync('/proc/self/fd').length;
+    await assert.rejects(loadSnapshotBytesAsync(dir, 4096), new RegExp(`corrupt section "${entries[0]![0].replace(/\./g, '\\.')}"`));
+    assert.equal(readdirSync('/proc/self/fd').length, openBefore);
   });
 
   test('refuses a damaged header', () => {
