@@ -32,12 +32,17 @@ export class StandInRequest implements UwsHttpRequest {
   private readonly headers: Map<string, string>;
 
   constructor(pattern: string, request: WarmUpRequest, key: string) {
+    // Segments starting with ':' are parameters, as in uWS's patterns (app.ts paramNamesOf).
     this.parameters = [];
-    this.url = pattern.replace(/:([A-Za-z_]+)/g, (_, name: string) => {
-      const raw = encodeURIComponent(request.params[name] ?? '');
-      this.parameters.push(raw);
-      return raw;
-    });
+    this.url = pattern
+      .split('/')
+      .map((segment) => {
+        if (!segment.startsWith(':')) return segment;
+        const raw = encodeURIComponent(request.params[segment.slice(1)] ?? '');
+        this.parameters.push(raw);
+        return raw;
+      })
+      .join('/');
     const pairs = Object.entries(request.query).map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
     this.query = pairs.length > 0 ? pairs.join('&') : undefined;
     this.headers = new Map([
