@@ -68,8 +68,12 @@ function readFully(fd: number, target: Uint8Array, position: number): number {
   return done;
 }
 
-/** Section payloads are read in chunks of this size, all at once (readAndCheck; tests pass smaller ones). */
-const READ_CHUNK_BYTES = 8 * 1024 * 1024;
+/**
+ * Section payloads are read in chunks of this size, all at once (readAndCheck; tests pass smaller
+ * ones). Smaller chunks let the CRC start sooner; spawn → first answer on the full dataset, 6 runs
+ * each: 2.05–2.44 s (median 2.10) at 2 MiB, 2.14–2.63 s (2.18) at 8 MiB, 2.14–2.34 s at 512 KiB.
+ */
+const READ_CHUNK_BYTES = 2 * 1024 * 1024;
 
 function readAt(fd: number, target: Uint8Array, offset: number, length: number, position: number): Promise<number> {
   return new Promise((resolve, reject) => read(fd, target, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))));
