@@ -1,12 +1,13 @@
 // Structures derived from a snapshot that are immutable once built and identical in every worker
 // thread — trigram membership bitmaps, autocomplete's PrefixTop, city kinds, postcode locality
-// offsets — built here once, in the main thread, into SharedArrayBuffers that travel with the
-// snapshot's bytes (SnapshotBytes.derived: workerData at start, snapshot-prepare on a swap), so
-// they belong to their snapshot and go with it. Each worker thread adopts them instead of building
-// its own copy (~10 MiB per thread on the full dataset). Built in the main thread rather than by
-// build-index: no snapshot format change, existing snapshots keep working, and the bytes never
-// sit on disk; the cost is a few hundred ms of the main thread per load, while the workers, which
-// no longer build them, get ready sooner. Per-search scratch (mutable) stays per thread.
+// offsets — built here once, in the main thread, into SharedArrayBuffers that go to the workers
+// with their snapshot (at start a 'derived' message once they listen, Store.adoptDerived; on a
+// swap with the bytes in snapshot-prepare, SnapshotBytes.derived), so they belong to their
+// snapshot and go with it. Each worker thread adopts them instead of building its own copy
+// (~10 MiB per thread on the full dataset). Built in the main thread rather than by build-index:
+// no snapshot format change, existing snapshots keep working, and the bytes never sit on disk;
+// the cost is a few hundred ms of the main thread per load, while the workers, which no longer
+// build them, get ready sooner. Per-search scratch (mutable) stays per thread.
 import { openStore } from '../store/open.js';
 import type { SnapshotBytes } from '../store/load.js';
 import { trigramSection, trigramUnaccentSection } from '../format/sections.js';
@@ -21,11 +22,17 @@ import { SHARED } from './shared-names.js';
  * own as before (and a request needing a broken index reports the problem itself).
  */
 export function withSharedStructures(bytes: SnapshotBytes, log: (message: string) => void): SnapshotBytes {
+  const derived = sharedStructures(bytes, log);
+  return derived === null ? withoutDerived(bytes) : { ...bytes, derived };
+}
+
+/** withSharedStructures' structures alone (null when building them failed, which `log` says), for threads that already have the bytes. */
+export function sharedStructures(bytes: SnapshotBytes, log: (message: string) => void): Record<string, SharedArrayBuffer> | null {
   try {
-    return { ...bytes, derived: deriveStructures(bytes) };
+    return deriveStructures(bytes);
   } catch (error) {
     log(`shared structures: ${(error as Error).message}; each thread builds its own`);
-    return withoutDerived(bytes);
+    return null;
   }
 }
 

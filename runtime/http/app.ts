@@ -510,8 +510,12 @@ function prefillSteps(scope: Scope, routes: readonly Route[], store: Store): (()
 
 /** Each operation's request goes through the pipeline this many times: a miss, then a hit of the response cache. */
 const PIPELINE_ROUNDS = 2;
-/** The pipeline warm-up's own response cache, dropped with it. */
-const PIPELINE_CACHE_BYTES = 4 << 20;
+/**
+ * The pipeline warm-up's own response cache, dropped with it: enough for the page each request
+ * answers (its second round a hit). At 4 MiB, ring and bookkeeping (~5.7 MiB per thread) stayed
+ * reachable until the thread's first real requests.
+ */
+const PIPELINE_CACHE_BYTES = 256 << 10;
 
 /**
  * Steps that send one warm-up request of each operation (routes/warm-up.ts; a page where it pages)

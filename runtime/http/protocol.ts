@@ -76,7 +76,12 @@ export type MainToWorker =
   | { type: 'stop' }
   | { type: 'metrics'; id: number }
   /** Every thread has finished preparing its first store: /readyz may answer ready. */
-  | { type: 'warm' };
+  | { type: 'warm' }
+  /**
+   * After every thread listens: the structures the main thread built once for all of them from the
+   * first snapshot (engine/shared.ts; null when that failed). A thread prepares its first store then.
+   */
+  | { type: 'derived'; derived: Record<string, SharedArrayBuffer> | null };
 
 export interface StoreSummary {
   dataVersion: string;

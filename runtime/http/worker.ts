@@ -88,6 +88,8 @@ async function main(): Promise<void> {
   const observer = new RequestObserver(operations.map((op) => op.name), init.observe, (event, level, message) => requestLogger[level](event, message));
   const { app, refreshPolicy, swapStore, responses, prefillSteps } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, compression: init.compression, log, console: init.console, observer });
   let listenSocket: UwsListenSocket | null = null;
+  /** The first store, waiting for the main thread's derived structures ('derived') before its preparation. */
+  let awaitingDerived: Store | null = null;
   /** The store opened by snapshot-prepare, waiting for its commit. */
   let prepared: { generation: number; store: Store } | null = null;
 
@@ -138,6 +140,7 @@ async function main(): Promise<void> {
             break;
           }
           const previous = swapStore(prepared.store);
+          awaitingDerived = null; // the new store came with its own
           // The old store's preparation stops (its closures would keep it alive); the new one's starts.
           if (init.operationsModule === null) prepareInTurns(prepared.store, prefillSteps, false);
           prepared = null;
@@ -147,6 +150,12 @@ async function main(): Promise<void> {
         }
         case 'warm':
           state.warm = true;
+          break;
+        case 'derived':
+          if (awaitingDerived === null) break;
+          if (message.derived !== null) awaitingDerived.adoptDerived(message.derived);
+          prepareInTurns(awaitingDerived, prefillSteps, true);
+          awaitingDerived = null;
           break;
         case 'snapshot-abort':
           if (prepared?.generation === message.generation) prepared = null;
@@ -185,8 +194,9 @@ async function main(): Promise<void> {
     operations: operations.length,
     skippedKeys: state.keys.skipped,
   });
-  // A test seam's store may lack sections the preparation reads: only the real one is prepared.
-  if (init.operationsModule === null) prepareInTurns(store, prefillSteps, true);
+  // A test seam's store may lack sections the preparation reads: only the real one is prepared,
+  // once the main thread has sent the structures it builds for every thread ('derived').
+  if (init.operationsModule === null) awaitingDerived = store;
   else post({ type: 'warmed', ms: 0 });
 }
 

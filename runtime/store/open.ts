@@ -55,6 +55,7 @@ function openRelations(bytes: SnapshotBytes): Relations {
 
 export function openStore(bytes: SnapshotBytes): Store {
   const sections = bytes.sections;
+  let derivedByName = bytes.derived;
   return {
     manifest: bytes.manifest,
     regions: openTable(bytes, 'regions', regionCodec),
@@ -71,8 +72,11 @@ export function openStore(bytes: SnapshotBytes): Store {
       return Object.prototype.hasOwnProperty.call(sections, name);
     },
     derived(name: string): ArrayBufferLike | null {
-      const derived = bytes.derived;
+      const derived = derivedByName;
       return derived !== undefined && Object.prototype.hasOwnProperty.call(derived, name) ? derived[name]! : null;
+    },
+    adoptDerived(derived: Record<string, SharedArrayBuffer>): void {
+      derivedByName = { ...derived, ...derivedByName };
     },
   };
 }

@@ -94,4 +94,9 @@ export interface Store {
   hasSection(name: string): boolean;
   /** A structure derived from the sections once for every thread (SnapshotBytes.derived), or null when this store has none by that name. */
   derived(name: string): ArrayBufferLike | null;
+  /**
+   * Takes the derived structures the main thread built after this store was opened (a server's
+   * start). What this thread has built itself meanwhile stays its own: derived() is read on first use.
+   */
+  adoptDerived(derived: Record<string, SharedArrayBuffer>): void;
 }

@@ -8,7 +8,7 @@ import { engineFor } from '../../runtime/engine/index.js';
 import { autocompleteSearch } from '../../runtime/engine/search/autocomplete.js';
 import { fuzzySearch } from '../../runtime/engine/search/fuzzy.js';
 import { RowRanges, filterRows } from '../../runtime/engine/search/row-filter.js';
-import { withSharedStructures } from '../../runtime/engine/shared.js';
+import { sharedStructures, withSharedStructures } from '../../runtime/engine/shared.js';
 import { SHARED } from '../../runtime/engine/shared-names.js';
 import { trigramSection } from '../../runtime/format/sections.js';
 import { loadSnapshotBytes } from '../../runtime/store/load.js';
@@ -87,6 +87,20 @@ describe('shared structures (built once by the main thread)', () => {
         assert.deepEqual(postcodes[1]!.search(request), postcodes[0]!.search(request), `country row ${row}, q ${JSON.stringify(q)}`);
       }
     }
+  });
+
+  it('are taken by a store opened without them (a server\'s start), which keeps what its thread built meanwhile', () => {
+    const derived = sharedStructures(bytes, (message) => assert.fail(message))!;
+    const store = openStore(bytes);
+    // Built by this thread before the main thread's arrive: stays its own.
+    const ownKinds = engineFor(store).search.cityKinds();
+    assert.ok(!(ownKinds.buffer instanceof SharedArrayBuffer));
+    store.adoptDerived(derived);
+    assert.equal(engineFor(store).search.cityKinds(), ownKinds);
+    for (const [name, buffer] of Object.entries(derived)) assert.equal(store.derived(name), buffer, name);
+    // The rest is read on first use: the shared ones, with the same answers.
+    assertSameAnswers(openStore(bytes), store, randomQueries(store, 19, 100));
+    assert.equal(openStore(bytes).derived(SHARED.cityKinds), null, 'the bytes themselves are not changed');
   });
 
   it('are left out, with the reason logged, when they cannot be built: each thread then builds its own', () => {
