@@ -520,10 +520,9 @@ const PIPELINE_CACHE_BYTES = 256 << 10;
 /**
  * Steps that send one warm-up request of each operation (routes/warm-up.ts; a page where it pages)
  * through the pipeline itself, serveRequest, with stand-ins for uWS's request and response
- * (pipeline-warm-up.ts). The
- * warm-up calls handlers directly: without this, the first real request of a thread compiled the
- * pipeline around them. Measured on the full dataset (server side, a country's detail first):
- * 1.6–2.8 ms before, 0.8–1.0 ms with it, against ~0.1 ms warm.
+ * (pipeline-warm-up.ts). The warm-up calls handlers directly: without this, the first real request
+ * of a thread compiled the pipeline around them. Measured on the full dataset (server side, a
+ * country's detail first): 1.6–2.8 ms before, 0.8–1.0 ms with it, against ~0.1 ms warm.
  * Nothing of the thread's own is touched: the requests carry a key of their own, in a key index
  * of their own, skip the quota, and are cached, counted and logged apart (a response cache and an
  * observer of their own, dropped afterwards). A request not answered 200 is logged: the warm-up
