@@ -15,7 +15,7 @@ import { ApiError, type Caller, type ErrorShape, type UsageReport } from '../con
 import { usageReportOf } from '../access/usage.js';
 import { engineFor, type Engine } from '../engine/index.js';
 import type { Operation, Reply, RequestContext } from '../routes/types.js';
-import { warmUpRequests, type WarmUpRequest } from '../routes/warm-up.js';
+import { sampleRequests, type WarmUpRequest } from '../routes/warm-up.js';
 import type { Store } from '../store/types.js';
 import { docRoutes, type ConsoleSettings } from './docs.js';
 import { DEFAULT_COMPRESSION, type CompressionSettings } from './encoding.js';
@@ -518,11 +518,11 @@ const PIPELINE_ROUNDS = 2;
 const PIPELINE_CACHE_BYTES = 256 << 10;
 
 /**
- * Steps that send one warm-up request of each operation (routes/warm-up.ts; a page where it pages)
- * through the pipeline itself, serveRequest, with stand-ins for uWS's request and response
- * (pipeline-warm-up.ts). The warm-up calls handlers directly: without this, the first real request
- * of a thread compiled the pipeline around them. Measured on the full dataset (server side, a
- * country's detail first): 1.6–2.8 ms before, 0.8–1.0 ms with it, against ~0.1 ms warm.
+ * Steps that send one warm-up request of each operation (sampleRequests in routes/warm-up.ts; a
+ * page where it pages) through the pipeline itself, serveRequest, with stand-ins for uWS's request
+ * and response (pipeline-warm-up.ts). The warm-up calls handlers directly: without this, the
+ * first real request of a thread compiled the pipeline around them. Measured on the full dataset
+ * (server side, a country's detail first): 1.6–2.8 ms before, 0.8–1.0 ms with it, ~0.1 ms warm.
  * Nothing of the thread's own is touched: the requests carry a key of their own, in a key index
  * of their own, skip the quota, and are cached, counted and logged apart (a response cache and an
  * observer of their own, dropped afterwards). A request not answered 200 is logged: the warm-up
@@ -536,7 +536,7 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store): ((
       const { keys, key } = warmUpKeys(scope.state.policy);
       const requests = new Map<string, WarmUpRequest>();
       // A page rather than a whole list where the operation pages: the pipeline's code is the same, a 500-city list's render and compression cost 30–45 ms.
-      for (const request of warmUpRequests(store, routes.map((route) => route.op))) {
+      for (const request of sampleRequests(store, routes.map((route) => route.op))) {
         if (!requests.has(request.operation) || (request.query['limit'] !== undefined && requests.get(request.operation)!.query['limit'] === undefined)) requests.set(request.operation, request);
       }
       const serving = { ...scope.serving, responses: new ResponseCache(PIPELINE_CACHE_BYTES, scope.serving.responses.dataVersion) };

@@ -115,20 +115,33 @@ function cityCount(store: Store, stateRow: number): number {
 }
 
 /**
- * The warm-up requests: each operation once per sample (its path parameters and required query
- * parameters from the sample, else their documented example), a page of each list that takes
- * `limit`, the full name for the searches, and a phone number of every dial code.
+ * The warm-up requests: each operation once per sample (sampleRequests), the searches and postcode
+ * lookups on VARIETY places, and a phone number of every dial code.
  */
 export function warmUpRequests(store: Store, operations: readonly Operation[]): WarmUpRequest[] {
-  const requests: WarmUpRequest[] = [];
+  const { requests, add } = collector();
+  for (const request of sampleRequests(store, operations)) add(request);
+  for (const request of varietyRequests(store, new Set(operations.map((op) => op.name)))) add(request);
+  // Every dial code: phone parsing keeps metadata per calling code.
+  if (operations.some((op) => op.name === 'phoneParse')) {
+    const dialCodes = new Set<string>();
+    for (let row = 0; row < store.countries.count; row++) {
+      const code = store.countries.record(row).phonecode?.replace(/\D/g, '');
+      if (code && !code.startsWith('0')) dialCodes.add(code);
+    }
+    for (const code of dialCodes) add({ operation: 'phoneParse', params: {}, query: { number: `+${code}${'2015550123'.slice(0, 11 - code.length)}` }, once: true });
+  }
+  return requests;
+}
+
+/**
+ * Each operation once per sample (its path parameters and required query parameters from the
+ * sample, else their documented example), and a page of each list that takes `limit`: also what
+ * the HTTP layer sends through its own pipeline (app.ts pipelineSteps), without the rest's cost.
+ */
+export function sampleRequests(store: Store, operations: readonly Operation[]): WarmUpRequest[] {
+  const { requests, add } = collector();
   const samples = samplesOf(store);
-  const seen = new Set<string>();
-  const add = (request: WarmUpRequest): void => {
-    const key = JSON.stringify(request);
-    if (seen.has(key)) return;
-    seen.add(key);
-    requests.push(request);
-  };
   for (const op of operations) {
     if (op.params === undefined) continue;
     for (const sample of samples) {
@@ -152,17 +165,20 @@ export function warmUpRequests(store: Store, operations: readonly Operation[]): 
       if (op.params.some((spec) => spec.name === 'state_code') && sample.state_code !== undefined) add({ operation: op.name, params, query: { ...query, state_code: sample.state_code } });
     }
   }
-  for (const request of varietyRequests(store, new Set(operations.map((op) => op.name)))) add(request);
-  // Every dial code: phone parsing keeps metadata per calling code.
-  if (operations.some((op) => op.name === 'phoneParse')) {
-    const dialCodes = new Set<string>();
-    for (let row = 0; row < store.countries.count; row++) {
-      const code = store.countries.record(row).phonecode?.replace(/\D/g, '');
-      if (code && !code.startsWith('0')) dialCodes.add(code);
-    }
-    for (const code of dialCodes) add({ operation: 'phoneParse', params: {}, query: { number: `+${code}${'2015550123'.slice(0, 11 - code.length)}` }, once: true });
-  }
   return requests;
+}
+
+/** A list of requests and the function adding one unless an identical one is in it. */
+function collector(): { requests: WarmUpRequest[]; add: (request: WarmUpRequest) => void } {
+  const requests: WarmUpRequest[] = [];
+  const seen = new Set<string>();
+  const add = (request: WarmUpRequest): void => {
+    const key = JSON.stringify(request);
+    if (seen.has(key)) return;
+    seen.add(key);
+    requests.push(request);
+  };
+  return { requests, add };
 }
 
 /**
