@@ -26,6 +26,7 @@ export function banner(server: RunningServer, config: GeoapiConfig, env: Env = p
     `snapshot: ${config.snapshotDir} (dataVersion ${server.store.dataVersion}; ${counts})`,
     ...describeConfig(config),
     ...(allocator === null ? [] : [allocator]),
+    `gc: scavenges ${server.scavenge.parallel ? 'split over helper threads' : 'on the collecting thread alone'} (${server.scavenge.why})`,
     `compat: ${describeCompat(server.compat)}`,
     ...(server.metricsUrl === null ? [] : [`metrics: ${server.metricsUrl}`]),
   ];

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { unwatchFile, watchFile } from 'node:fs';
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -22,6 +23,7 @@ import type { MetricJson } from './observe.js';
 import type { MainToWorker, OperationsModule, StoreSummary, WorkerInit, WorkerToMain } from './protocol.js';
 import { startSnapshotSwapper, type ReloadOutcome } from './snapshot-swap.js';
 import { collectNow } from './collect.js';
+import { applyScavenge, chooseScavenge, type ScavengeChoice } from './scavenge.js';
 import { loadUws, type UwsBuild } from './uws.js';
 
 export interface ServerOptions {
@@ -44,6 +46,8 @@ export interface RunningServer {
   /** http://host:port (localhost when listening on all interfaces). */
   url: string;
   threads: number;
+  /** Whether V8's scavenges use helper threads, and why (scavenge.ts). */
+  scavenge: ScavengeChoice;
   uws: UwsBuild;
   /** The snapshot served now (changes with each swap). */
   readonly store: StoreSummary;
@@ -194,6 +198,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const threads = config.threads;
   if (!Number.isInteger(threads) || threads < 1 || threads > 256) throw new ServerStartError(`threads: expected an integer from 1 to 256, found ${threads}`);
+  // Before any thread starts, and before the snapshot's load makes garbage (scavenge.ts).
+  const scavenge = chooseScavenge(threads, availableParallelism(), process.execArgv);
+  applyScavenge(scavenge);
   const fixedNowMs = options.fixedNow === undefined ? null : Date.parse(options.fixedNow);
   if (fixedNowMs !== null && !Number.isFinite(fixedNowMs)) throw new ServerStartError(`fixedNow: expected an ISO time, found ${JSON.stringify(options.fixedNow)}`);
 
@@ -416,6 +423,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     port,
     url: `http://${urlHost}:${port}`,
     threads,
+    scavenge,
     uws: first.build,
     get store() {
       return liveSwapper.current;

@@ -112,6 +112,7 @@ describe('the start banner', () => {
     port: 8080,
     url: 'http://localhost:8080',
     threads: 2,
+    scavenge: { parallel: false, given: false, why: '2 request threads on 2 cores: a helper would wait for a core they use' },
     uws: { packageName: '@btc-vision/uwebsockets.js', version: '20.57.0', binary: '/x/uws.node', abi: '115' },
     store: { dataVersion: 'abc', recordCounts: { countries: 250 } },
     quota: 'off',
@@ -157,7 +158,8 @@ describe('the start banner', () => {
     assert.match(text, /postcode cursors: GEOAPI_CURSOR_SECRET set, 1 previous secret accepted/);
     for (const secret of ['redis-password', 'cursor-secret-value', 'older-secret-value']) assert.ok(!text.includes(secret), `banner shows ${secret}`);
     const allocator = describeAllocator(pinned);
-    assert.deepEqual(lines.slice(3, -1), [...describeConfig(config), ...(allocator === null ? [] : [allocator])]);
+    assert.deepEqual(lines.slice(3, -2), [...describeConfig(config), ...(allocator === null ? [] : [allocator])]);
+    assert.equal(lines.at(-2), 'gc: scavenges on the collecting thread alone (2 request threads on 2 cores: a helper would wait for a core they use)');
     assert.match(lines.at(-1)!, /^compat: none /);
   });
 });
