@@ -1,6 +1,6 @@
 // Turns the runner's measurements into bench/REPORT.md: targets first, then the tables, the
 // analysis of what limits the results, and how to rerun.
-import { HUGE_PAGES_TUNABLE, MMAP_THRESHOLD_VARIABLE, PINNED_MMAP_THRESHOLD, TUNABLES_VARIABLE } from '../../runtime/cli/allocator.js';
+import { MMAP_THRESHOLD_VARIABLE, PINNED_MMAP_THRESHOLD } from '../../runtime/cli/allocator.js';
 import { DEFAULT_RESPONSE_CACHE_BYTES } from '../../runtime/http/response-cache.js';
 import { MIX_WEIGHTS, OPERATION_LABELS, OPERATIONS, SEARCH_OPERATIONS, type Operation } from './workload.js';
 import type { LoadResult, Percentiles } from './load/loadgen.js';
@@ -225,7 +225,7 @@ function startupTable(data: ReportData): string {
   const rows = data.summaries.map((summary) => {
     const note =
       summary.name === 'geoapi'
-        ? `${data.smoke ? 'one start' : 'median of 3 starts'}; snapshot ${mib(data.setup.snapshotBytes)} on disk${data.setup.snapshotBuildMs !== null ? `, built in ${(data.setup.snapshotBuildMs / 1000).toFixed(1)} s` : ''}; ${MMAP_THRESHOLD_VARIABLE}=${PINNED_MMAP_THRESHOLD} and ${TUNABLES_VARIABLE}=${HUGE_PAGES_TUNABLE}, as \`npm start\` and the systemd unit run it`
+        ? `${data.smoke ? 'one start' : 'median of 3 starts'}; snapshot ${mib(data.setup.snapshotBytes)} on disk${data.setup.snapshotBuildMs !== null ? `, built in ${(data.setup.snapshotBuildMs / 1000).toFixed(1)} s` : ''}; ${MMAP_THRESHOLD_VARIABLE}=${PINNED_MMAP_THRESHOLD}, as \`npm start\` and the systemd unit run it`
         : summary.name === 'postgres'
           ? `Node server only, the database already running (cluster start ${ms(data.setup.postgresStartMs)} ms; load + index ${((data.setup.postgresLoadMs ?? 0) / 1000).toFixed(1)} s); plus PostgreSQL’s processes ${summary.databasePss === null ? '–' : mib(summary.databasePss)} (PSS)`
           : `parses every raw JSON file in each of ${data.options.workers} worker processes`;

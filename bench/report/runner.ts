@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addKey, newKeyFile, writeKeyFile } from '../../runtime/access/keys.js';
-import { HUGE_PAGES_TUNABLE, MMAP_THRESHOLD_VARIABLE, PINNED_MMAP_THRESHOLD, TUNABLES_VARIABLE } from '../../runtime/cli/allocator.js';
+import { MMAP_THRESHOLD_VARIABLE, PINNED_MMAP_THRESHOLD } from '../../runtime/cli/allocator.js';
 import { DEFAULT_POLICY_FILE } from '../../runtime/access/policy.js';
 import { readDataset, writeSampledDataset, allCities, type RawDataset } from './dataset.js';
 import { BROWSER_ACCEPT_ENCODING, makeDriver, wrkAvailable, type Driver, type SaturationResult } from './load/drivers.js';
@@ -436,7 +436,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           port,
           probePath,
           key,
-          { [MMAP_THRESHOLD_VARIABLE]: PINNED_MMAP_THRESHOLD, [TUNABLES_VARIABLE]: HUGE_PAGES_TUNABLE, ...process.env, GEOAPI_QUOTA: 'memory', GEOAPI_QUOTA_STATE_FILE: join(tmp, `quota-${percent}-${port}.json`) },
+          { [MMAP_THRESHOLD_VARIABLE]: PINNED_MMAP_THRESHOLD, ...process.env, GEOAPI_QUOTA: 'memory', GEOAPI_QUOTA_STATE_FILE: join(tmp, `quota-${percent}-${port}.json`) },
         );
         // Measured runs start once it is ready: every thread has prepared its indexes.
         const readyMs = await waitReady(server, '/readyz');

@@ -75,9 +75,7 @@ for i in $(seq 1 "$replicas"); do
   args=(serve --snapshot "$snapshot" --keys "$keys" --port "$replica_port" --host 127.0.0.1 --redis "$redis_url")
   [ -n "$policy" ] && args+=(--policy "$policy")
   # GEOAPI_REPLICAS: while Redis is unreachable each replica allows 1/N of every quota.
-  # As npm start runs the server (runtime/cli/allocator.ts).
-  MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-131072} GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.hugetlb=1} \
-    GEOAPI_REPLICAS=$replicas node "$cli" "${args[@]}" >"$work/replica-$i.log" 2>&1 &
+  GEOAPI_REPLICAS=$replicas node "$cli" "${args[@]}" >"$work/replica-$i.log" 2>&1 &
   pids+=($!)
   upstreams+="    server 127.0.0.1:$replica_port max_fails=1 fail_timeout=2s;"$'\n'
 done

@@ -148,7 +148,7 @@ describe('the start banner', () => {
       GEOAPI_CURSOR_SECRET_PREVIOUS: 'older-secret-value',
       GEOAPI_KEY_HEADER_ALIASES: 'X-Legacy-Key',
     });
-    const pinned = { MALLOC_MMAP_THRESHOLD_: '131072', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' };
+    const pinned = { MALLOC_MMAP_THRESHOLD_: '131072' };
     const lines = banner(server, config, pinned);
     const text = lines.join('\n');
     assert.equal(lines[0], 'geoapi listening on http://localhost:8080 (2 threads)');
@@ -166,18 +166,10 @@ describe('the start banner', () => {
 
 describe('the allocator line', () => {
   it('says on Linux whether glibc\'s mmap threshold is pinned, and how to pin it when it is not', () => {
-    const hugePages = 'glibc.malloc.hugetlb=1 in GLIBC_TUNABLES (large buffers in huge pages where the kernel allows)';
-    assert.equal(describeAllocator({ MALLOC_MMAP_THRESHOLD_: '131072', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' }, 'linux'), `allocator: MALLOC_MMAP_THRESHOLD_=131072 (glibc gives large freed buffers back); ${hugePages}`);
-    assert.equal(describeAllocator({ GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.hugetlb=1' }, 'linux'), `allocator: glibc.malloc.mmap_threshold set in GLIBC_TUNABLES; ${hugePages}`);
-    assert.match(describeAllocator({}, 'linux')!, /^allocator: MALLOC_MMAP_THRESHOLD_ not set: .*set it to 131072 \(npm start and the systemd unit do\); /);
+    assert.equal(describeAllocator({ MALLOC_MMAP_THRESHOLD_: '131072' }, 'linux'), 'allocator: MALLOC_MMAP_THRESHOLD_=131072 (glibc gives large freed buffers back)');
+    assert.equal(describeAllocator({ GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072' }, 'linux'), 'allocator: glibc.malloc.mmap_threshold set in GLIBC_TUNABLES');
+    assert.match(describeAllocator({}, 'linux')!, /^allocator: MALLOC_MMAP_THRESHOLD_ not set: .*set it to 131072 \(npm start and the systemd unit do\)$/);
     assert.match(describeAllocator({ MALLOC_MMAP_THRESHOLD_: ' ' }, 'linux')!, /not set/);
-  });
-
-  it('says whether glibc was asked for huge pages, and how to ask when it was not', () => {
-    const notAsked = /; huge pages not asked for: with GLIBC_TUNABLES=glibc\.malloc\.hugetlb=1 the snapshot loads ~0\.2 s sooner on the full dataset \(npm start and the systemd unit set it\)$/;
-    assert.match(describeAllocator({ MALLOC_MMAP_THRESHOLD_: '131072' }, 'linux')!, notAsked);
-    assert.match(describeAllocator({ MALLOC_MMAP_THRESHOLD_: '131072', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0' }, 'linux')!, notAsked);
-    assert.match(describeAllocator({ MALLOC_MMAP_THRESHOLD_: '131072', GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.hugetlb=2' }, 'linux')!, /; glibc\.malloc\.hugetlb=2 in GLIBC_TUNABLES /);
   });
 
   it('says nothing where glibc is not the allocator', () => {
