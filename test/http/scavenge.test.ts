@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { chooseScavenge } from '../../runtime/http/scavenge.js';
 
 const SCAVENGE_MODULE = new URL('../../runtime/http/scavenge.js', import.meta.url).href;
@@ -38,7 +37,7 @@ function helperTimes(parallel: boolean): number[] {
     \`, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 12 } });
     worker.on('exit', (code) => process.exit(code));
   `;
-  const child = spawnSync(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', script], { encoding: 'utf8', cwd: fileURLToPath(new URL('.', import.meta.url)) });
+  const child = spawnSync(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
   return child.stdout
     .split('\n')
