@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 import { aliasHeadersFromEnv, COMPAT_MODES, DEFAULT_POLICY_FILE, type CompatMode } from '../access/policy.js';
 import { quotaOptionsFrom, type QuotaMode, type QuotaOptions } from '../access/quota/options.js';
 import { describeRedisUrl } from '../access/quota/redis-gate.js';
+import { DEFAULT_WARM_UP_REQUESTS } from '../http/app.js';
+import { DEFAULT_BACKGROUND_NICE } from '../http/background-priority.js';
 import { DEFAULT_COMPRESSION, MIN_COMPRESS_LENGTH, type CompressionSettings } from '../http/encoding.js';
 import { DEFAULT_RESPONSE_CACHE_BYTES } from '../http/response-cache.js';
 import { uwsCandidates } from '../http/uws.js';
@@ -73,6 +75,8 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       keys: { type: 'string' },
       port: { type: 'string' },
       threads: { type: 'string' },
+      'background-nice': { type: 'string' },
+      'warm-up-requests': { type: 'string' },
       policy: { type: 'string' },
       host: { type: 'string' },
       redis: { type: 'string' },
@@ -125,6 +129,8 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
     port: integerSetting('--port', values.port ?? env['GEOAPI_PORT'], 0, 65535) ?? DEFAULT_PORT,
     host: host ? host : null,
     threads: integerSetting('--threads', values.threads ?? env['GEOAPI_THREADS'], 1, 256) ?? availableParallelism(),
+    backgroundNice: integerSetting('--background-nice', values['background-nice'] ?? env['GEOAPI_BACKGROUND_NICE'], 0, 19) ?? DEFAULT_BACKGROUND_NICE,
+    warmUpRequests: integerSetting('--warm-up-requests', values['warm-up-requests'] ?? env['GEOAPI_WARM_UP_REQUESTS'], 0, 1_000_000) ?? DEFAULT_WARM_UP_REQUESTS,
     keyHeaderAliases: aliasHeadersFromEnv(env),
     compat,
     uwsCandidates: uwsCandidates(env),

@@ -9,7 +9,14 @@ import { configFrom, describeCompat, describeConfig, pidFileFor, type Env, type 
 import { dataHome } from './paths.js';
 import { startServer, type RunningServer } from '../http/server.js';
 import { describeBuild } from '../http/uws.js';
+import type { BackgroundPriority } from '../http/background-priority.js';
 import { removePidFile, signalServer, writePidFile } from './pid-file.js';
+
+/** The banner's line on background threads: `nice +10 for 6 threads (why)` or `unchanged (why)`. */
+function describeBackground(background: BackgroundPriority): string {
+  if (background.nice === 0) return background.why;
+  return `nice +${background.nice} for ${background.threads} thread${background.threads === 1 ? '' : 's'} (${background.why})`;
+}
 
 /** How long a drain may take before the process is killed (uWS closes idle keep-alive connections after ~10 s). */
 const STOP_TIMEOUT_MS = 30_000;
@@ -27,6 +34,7 @@ export function banner(server: RunningServer, config: GeoapiConfig, env: Env = p
     ...describeConfig(config),
     ...(allocator === null ? [] : [allocator]),
     `gc: scavenges ${server.scavenge.parallel ? 'split over helper threads' : 'on the collecting thread alone'} (${server.scavenge.why})`,
+    `background threads: ${describeBackground(server.background)}`,
     `compat: ${describeCompat(server.compat)}`,
     ...(server.metricsUrl === null ? [] : [`metrics: ${server.metricsUrl}`]),
   ];

@@ -27,7 +27,13 @@ export const USAGE = `usage: geoapi <command> [options]
                              shared out between the threads; 0 = off (GEOAPI_RESPONSE_CACHE_MB; default 32)
                              [--compression on|off] [--brotli-quality <0-11>] [--gzip-level <1-9>]
                              compress answers for clients that accept it (GEOAPI_COMPRESSION,
-                             GEOAPI_BROTLI_QUALITY, GEOAPI_GZIP_LEVEL; default on, 2, 1)
+                             GEOAPI_BROTLI_QUALITY, GEOAPI_GZIP_LEVEL; default on, 1, 1)
+                             [--warm-up-requests <n>] requests each thread answers itself before
+                             the server says ready, so V8 compiles the request path first
+                             (GEOAPI_WARM_UP_REQUESTS; default 6000; 0 = none)
+                             [--background-nice <0-19>] how much lower V8's compiler and GC helper
+                             threads run than the request threads once ready
+                             (GEOAPI_BACKGROUND_NICE; default 10; 0 = the same)
   reload [--snapshot <dir>] [--pid-file <file>]
                              tell the running server to switch to the snapshot now on disk
                              (SIGHUP to the pid in <snapshot dir>.pid; default: start's snapshot)

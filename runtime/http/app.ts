@@ -15,7 +15,7 @@ import { ApiError, type Caller, type ErrorShape, type UsageReport } from '../con
 import { usageReportOf } from '../access/usage.js';
 import { engineFor, type Engine } from '../engine/index.js';
 import type { Operation, Reply, RequestContext } from '../routes/types.js';
-import { sampleRequests, type WarmUpRequest } from '../routes/warm-up.js';
+import { sampleRequests, warmUpRequests, type WarmUpRequest } from '../routes/warm-up.js';
 import type { Store } from '../store/types.js';
 import { docRoutes, type ConsoleSettings } from './docs.js';
 import { DEFAULT_COMPRESSION, type CompressionSettings } from './encoding.js';
@@ -54,6 +54,8 @@ export interface AppOptions {
   threadIndex: number;
   /** Budget of the worker's response cache in bytes (0: off). */
   responseCacheBytes: number;
+  /** Requests sent through the pipeline before the first ready (soakStep); default 0. */
+  warmUpRequests?: number;
   /** Whether and how answers are compressed (default DEFAULT_COMPRESSION). */
   compression?: CompressionSettings;
   log(message: string): void;
@@ -178,8 +180,13 @@ export interface BuiltApp {
   swapStore(store: Store): Store;
   /** The response cache of the snapshot now served (its counters feed the metrics). */
   responses(): ResponseCache;
-  /** Steps that render the lists without parameters ahead for every plan (prefillSteps). */
-  prefillSteps(store: Store): (() => void)[];
+  /**
+   * Steps that render the lists without parameters ahead for every plan (prefillSteps) and send
+   * warm-up requests through the pipeline; `first`: the thread's first store, before it is ready.
+   */
+  prefillSteps(store: Store, first: boolean): PreparationStep[];
+  /** Requests the soak has sent through the pipeline so far (all stores). */
+  warmUpRequestsSent(): number;
 }
 
 /** Builds the worker's app. */
@@ -187,6 +194,8 @@ export function buildApp(options: AppOptions): BuiltApp {
   const { uws, store, state, log } = options;
   // Closures below must not capture `options` or `store`: they hold the first snapshot, which a swap releases.
   const { responseCacheBytes, observer, operations } = options;
+  const soakCount = options.warmUpRequests ?? 0;
+  let soaked = 0;
   const consoleSettings = options.console ?? null;
   const app = uws.App();
   const idPrefix = `${randomBytes(4).toString('hex')}-${options.threadIndex.toString(36)}-`;
@@ -257,7 +266,14 @@ export function buildApp(options: AppOptions): BuiltApp {
     };
     return previous.store;
   };
-  return { app, refreshPolicy, swapStore, responses: () => scope.serving.responses, prefillSteps: (store) => prefillSteps(scope, routes, store) };
+  return {
+    app,
+    refreshPolicy,
+    swapStore,
+    responses: () => scope.serving.responses,
+    prefillSteps: (store, first) => prefillSteps(scope, routes, store, first ? soakCount : 0, (sent) => (soaked += sent)),
+    warmUpRequestsSent: () => soaked,
+  };
 }
 
 /** After a policy reload: each route's policy entry, cache lifetime and Vary. */
@@ -466,9 +482,9 @@ const PREFILL_DECISION: QuotaDecision = { allowed: true, headers: {} };
  * already held, gated above a plan, or larger than PREFILL_MAX_SHARE of the budget are skipped.
  * A step does nothing once `store` is no longer served (a swap happened meanwhile).
  */
-function prefillSteps(scope: Scope, routes: readonly Route[], store: Store): (() => void)[] {
+function prefillSteps(scope: Scope, routes: readonly Route[], store: Store, soakCount: number, soaked: (sent: number) => void): PreparationStep[] {
   // First the cache's ring, written once (ResponseCache.prefaultSteps): the answers below and the first requests land on touched pages.
-  const steps: (() => void)[] = scope.serving.store === store ? scope.serving.responses.prefaultSteps() : [];
+  const steps: PreparationStep[] = scope.serving.store === store ? scope.serving.responses.prefaultSteps() : [];
   /** Routes whose answer was too large for one plan: not rendered again for the others. */
   const tooLarge = new Set<Route>();
   for (const route of routes) {
@@ -502,7 +518,7 @@ function prefillSteps(scope: Scope, routes: readonly Route[], store: Store): (()
       });
     }
   }
-  steps.push(...pipelineSteps(scope, routes, store));
+  steps.push(...pipelineSteps(scope, routes, store, soakCount, soaked));
   // Warming and prefilling rendered lists of every size: the thread keeps no buffer grown for the largest.
   steps.push(() => trimSharedJsonBytes());
   return steps;
@@ -528,9 +544,9 @@ const PIPELINE_CACHE_BYTES = 256 << 10;
  * observer of their own, dropped afterwards). A request not answered 200 is logged: the warm-up
  * request or the pipeline is broken.
  */
-function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store): (() => void)[] {
+function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store, soakCount: number, soaked: (sent: number) => void): PreparationStep[] {
   let warm: { scope: Scope; key: string; requests: Map<string, WarmUpRequest> } | null = null;
-  const steps: (() => void)[] = [
+  const steps: PreparationStep[] = [
     () => {
       if (scope.serving.store !== store) return;
       const { keys, key } = warmUpKeys(scope.state.policy);
@@ -555,10 +571,68 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store): ((
       }
     });
   }
+  if (soakCount > 0) steps.push(soakStep(routes, store, soakCount, () => (warm !== null && scope.serving.store === store ? warm : null), soaked));
   steps.push(() => {
     warm = null;
   });
   return steps;
+}
+
+/**
+ * A preparation step: runs in one event-loop turn (requests are served between turns); one that
+ * returns true runs again on the next turn.
+ */
+export type PreparationStep = () => boolean | void;
+
+/**
+ * Requests each thread sends through its pipeline before its first ready, by default. V8 optimizes
+ * a function once it has run enough; the warm-up's few requests per operation leave most of the
+ * request path unoptimized, and real traffic then made TurboFan compile ~600 functions in the
+ * first seconds after ready (full dataset, 2 threads on 2 cores, the report's mix), its threads
+ * taking the cores from the request threads: at 5,000 req/s answers waited up to a second. Sent
+ * first, these move most of that compiling before ready (README, Memory: Compiling after ready).
+ */
+export const DEFAULT_WARM_UP_REQUESTS = 6000;
+/** The longest one turn of the soak runs: a request arriving meanwhile waits no longer. */
+const SOAK_SLICE_MS = 20;
+/** The soak stops after this long whatever its count: a slow machine still gets ready. */
+const SOAK_BUDGET_MS = 5000;
+
+/**
+ * The soak: `count` requests through the pipeline (serveRequest with the stand-ins of
+ * pipeline-warm-up.ts and the warm-up's own key, cache and observer), the warm-up requests of every
+ * operation (routes/warm-up.ts: samples, places spread over the data, every dial code) in
+ * rotation, SOAK_SLICE_MS per turn, until `count` are answered or SOAK_BUDGET_MS has gone by. The
+ * warm-up's response cache is small, so most are answered by the engine, not the cache.
+ */
+function soakStep(routes: readonly Route[], store: Store, count: number, warmScope: () => { scope: Scope; key: string } | null, soaked: (sent: number) => void): PreparationStep {
+  let requests: { route: Route; request: WarmUpRequest }[] | null = null;
+  let answered = 0;
+  let spentMs = 0;
+  return () => {
+    const warm = warmScope();
+    if (warm === null) return false;
+    if (requests === null) {
+      const byName = new Map(routes.map((route) => [route.op.name, route]));
+      requests = [];
+      for (const request of warmUpRequests(store, routes.map((route) => route.op))) {
+        const route = byName.get(request.operation);
+        if (route !== undefined) requests.push({ route, request });
+      }
+      if (requests.length === 0) return false;
+    }
+    const started = performance.now();
+    const answeredBefore = answered;
+    let now = started;
+    while (answered < count && now - started < SOAK_SLICE_MS) {
+      const { route, request } = requests[answered++ % requests.length]!;
+      serveRequest(warm.scope, route, new StandInResponse(), new StandInRequest(route.op.path, request, warm.key), false);
+      now = performance.now();
+    }
+    soaked(answered - answeredBefore);
+    spentMs += now - started;
+    return answered < count && spentMs < SOAK_BUDGET_MS;
+  };
 }
 
 /** Every answer of a handler in one object shape (one hidden class on the hot path). */

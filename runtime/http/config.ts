@@ -19,6 +19,18 @@ export interface GeoapiConfig {
   host: string | null;
   /** --threads / GEOAPI_THREADS, else one per core. */
   threads: number;
+  /**
+   * --background-nice / GEOAPI_BACKGROUND_NICE, else DEFAULT_BACKGROUND_NICE: how much higher the
+   * nice value of V8's platform threads (its compiler and GC helpers) is than the request
+   * threads' (background-priority.ts); 0 leaves it.
+   */
+  backgroundNice: number;
+  /**
+   * --warm-up-requests / GEOAPI_WARM_UP_REQUESTS, else DEFAULT_WARM_UP_REQUESTS: requests each
+   * thread sends through its own pipeline before the server says ready, so that V8 has compiled
+   * the request path before real traffic meets it (app.ts soakSteps); 0: none.
+   */
+  warmUpRequests: number;
   /** Extra key headers (GEOAPI_KEY_HEADER_ALIASES), besides the policy's. */
   keyHeaderAliases: string[];
   /** --compat / GEOAPI_COMPAT: 'csc' for the hosted API's clients, 'none'; null: the policy file's `compat` decides. */

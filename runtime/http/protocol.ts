@@ -37,6 +37,8 @@ export interface WorkerInit {
   responseCacheBytes: number;
   /** GeoapiConfig.compression. */
   compression: CompressionSettings;
+  /** GeoapiConfig.warmUpRequests: sent through the thread's pipeline before its first ready. */
+  warmUpRequests: number;
   policyText: string;
   policySource: string;
   aliasHeaders: string[];
@@ -92,8 +94,8 @@ export type WorkerToMain =
   | { type: 'loaded'; build: UwsBuild; store: StoreSummary; operations: number; skippedKeys: string[] }
   | { type: 'listening'; port: number }
   | { type: 'listen-failed'; port: number }
-  /** This thread has run its store's preparation steps (at once with the test seam, which has none). */
-  | { type: 'warmed'; ms: number }
+  /** This thread has run its store's preparation steps (at once with the test seam, which has none), sending `warmUpRequests` through its pipeline (the soak). */
+  | { type: 'warmed'; ms: number; warmUpRequests: number }
   | { type: 'snapshot-prepared'; generation: number }
   | { type: 'snapshot-failed'; generation: number; message: string }
   | { type: 'fatal'; message: string }

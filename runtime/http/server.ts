@@ -23,6 +23,7 @@ import type { MetricJson } from './observe.js';
 import type { MainToWorker, OperationsModule, StoreSummary, WorkerInit, WorkerToMain } from './protocol.js';
 import { startSnapshotSwapper, type ReloadOutcome } from './snapshot-swap.js';
 import { collectNow } from './collect.js';
+import { planBackgroundPriority, type BackgroundPriority } from './background-priority.js';
 import { applyScavenge, chooseScavenge, type ScavengeChoice } from './scavenge.js';
 import { loadUws, type UwsBuild } from './uws.js';
 
@@ -48,6 +49,8 @@ export interface RunningServer {
   threads: number;
   /** Whether V8's scavenges use helper threads, and why (scavenge.ts). */
   scavenge: ScavengeChoice;
+  /** The nice value of V8's platform threads above the request threads' from ready on, and why (background-priority.ts). */
+  background: BackgroundPriority;
   uws: UwsBuild;
   /** The snapshot served now (changes with each swap). */
   readonly store: StoreSummary;
@@ -201,6 +204,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Before any thread starts, and before the snapshot's load makes garbage (scavenge.ts).
   const scavenge = chooseScavenge(threads, availableParallelism(), process.execArgv);
   applyScavenge(scavenge);
+  // Before any request thread starts: the threads there now are V8's and Node's own.
+  const background = planBackgroundPriority(config.backgroundNice);
   const fixedNowMs = options.fixedNow === undefined ? null : Date.parse(options.fixedNow);
   if (fixedNowMs !== null && !Number.isFinite(fixedNowMs)) throw new ServerStartError(`fixedNow: expected an ISO time, found ${JSON.stringify(options.fixedNow)}`);
 
@@ -215,6 +220,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     operationSettings: { ...config.operations, cursorSecret: cursorSecretOf(config, log) },
     // One budget for the process: each thread's cache gets its share.
     responseCacheBytes: Math.floor(config.responseCacheBytes / threads),
+    warmUpRequests: config.warmUpRequests,
     compression: config.compression,
     policyText,
     policySource: policyFile,
@@ -248,15 +254,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   // Readiness: /readyz answers ready once every thread has run its preparation steps.
   const warmThreads = new Set<number>();
-  const warmed = (threadIndex: number, ms: number): void => {
+  let fewestWarmUpRequests = Infinity;
+  const warmed = (threadIndex: number, ms: number, warmUpRequests: number): void => {
     if (warmThreads.size === threads) return; // a swap's preparation: the server stays ready
     warmThreads.add(threadIndex);
+    fewestWarmUpRequests = Math.min(fewestWarmUpRequests, warmUpRequests);
     if (warmThreads.size < threads) return;
     // This thread serves no requests: what loading and the shared structures left behind goes back
     // now, before the threads say ready. Run after, this ~7 ms collection (full dataset) took a core
     // from the threads answering the first requests on a 2-core machine.
     collectNow();
-    if (ms > 0) log(`warm: every thread has prepared its indexes (the last in ${Math.round(ms)} ms); /readyz answers ready`);
+    // From now on compiling (and marking) waits for the request threads (background-priority.ts).
+    background.apply();
+    const sent = fewestWarmUpRequests > 0 ? ` and sent ${fewestWarmUpRequests.toLocaleString('en-US')}${fewestWarmUpRequests < config.warmUpRequests ? ` of ${config.warmUpRequests.toLocaleString('en-US')} (cut short)` : ''} warm-up requests through its pipeline` : '';
+    if (ms > 0) log(`warm: every thread has prepared its indexes${sent} (the last in ${Math.round(ms)} ms); /readyz answers ready`);
     for (const handle of handles) handle.worker.postMessage({ type: 'warm' } satisfies MainToWorker);
   };
 
@@ -272,7 +283,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // Waiting for its first answer from the start, so that one sent (or an exit) before Phase 1 is not lost.
     const handle: WorkerHandle = { worker, waiting: resolveLoaded, loaded, exited: new Promise<number>((resolveExit) => worker.once('exit', resolveExit)) };
     worker.on('message', (message: WorkerToMain) => {
-      if (message.type === 'warmed') warmed(threadIndex, message.ms);
+      if (message.type === 'warmed') warmed(threadIndex, message.ms, message.warmUpRequests);
       else if (message.type === 'log') logger[levelOf(message.message)]({ thread: threadIndex }, message.message);
       else if (message.type === 'log-line') (options.log ?? stderrSink)(message.line);
       else if (message.type === 'metrics') metricsReplies.get(message.id)?.(message.metrics);
@@ -424,6 +435,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     url: `http://${urlHost}:${port}`,
     threads,
     scavenge,
+    background,
     uws: first.build,
     get store() {
       return liveSwapper.current;

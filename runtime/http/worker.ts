@@ -10,7 +10,7 @@ import { allOperations, configureOperations, preparationStepsFor } from '../rout
 import type { Operation } from '../routes/types.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
-import { buildApp, checkOperations, type WorkerState } from './app.js';
+import { buildApp, checkOperations, type BuiltApp, type PreparationStep, type WorkerState } from './app.js';
 import { collectNow, collectSoon } from './collect.js';
 import type { MainToWorker, OperationsModule, WorkerInit, WorkerStart, WorkerToMain } from './protocol.js';
 import { createLogger, levelOf } from './log.js';
@@ -86,7 +86,8 @@ async function main(): Promise<void> {
   let keySnapshot: KeySnapshot = init.keys;
   const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy, start.quota), draining: false, warm: false };
   const observer = new RequestObserver(operations.map((op) => op.name), init.observe, (event, level, message) => requestLogger[level](event, message));
-  const { app, refreshPolicy, swapStore, responses, prefillSteps } = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, compression: init.compression, log, console: init.console, observer });
+  const built = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, warmUpRequests: init.warmUpRequests, compression: init.compression, log, console: init.console, observer });
+  const { app, refreshPolicy, swapStore, responses } = built;
   let listenSocket: UwsListenSocket | null = null;
   /** The first store, waiting for the main thread's derived structures ('derived') before its preparation. */
   let awaitingDerived: Store | null = null;
@@ -142,7 +143,7 @@ async function main(): Promise<void> {
           const previous = swapStore(prepared.store);
           awaitingDerived = null; // the new store came with its own
           // The old store's preparation stops (its closures would keep it alive); the new one's starts.
-          if (init.operationsModule === null) prepareInTurns(prepared.store, prefillSteps, false);
+          if (init.operationsModule === null) prepareInTurns(prepared.store, built, false);
           prepared = null;
           released.register(previous, previous.manifest.dataVersion);
           collectSoon(GC_AFTER_SWAP_MS);
@@ -154,7 +155,7 @@ async function main(): Promise<void> {
         case 'derived':
           if (awaitingDerived === null) break;
           if (message.derived !== null) awaitingDerived.adoptDerived(message.derived);
-          prepareInTurns(awaitingDerived, prefillSteps, true);
+          prepareInTurns(awaitingDerived, built, true);
           awaitingDerived = null;
           break;
         case 'snapshot-abort':
@@ -197,7 +198,7 @@ async function main(): Promise<void> {
   // A test seam's store may lack sections the preparation reads: only the real one is prepared,
   // once the main thread has sent the structures it builds for every thread ('derived').
   if (init.operationsModule === null) awaitingDerived = store;
-  else post({ type: 'warmed', ms: 0 });
+  else post({ type: 'warmed', ms: 0, warmUpRequests: 0 });
 }
 
 /** The store whose preparation runs; a swap replaces it, which ends the previous one's. */
@@ -205,30 +206,32 @@ let preparing: Store | null = null;
 
 /**
  * Runs the engine's preparation steps, the warm-up requests and the prefilled answers one per
- * event-loop turn (requests are served in between), then tells the main thread, which makes
- * /readyz answer ready once every thread has.
+ * event-loop turn (requests are served in between; a step returning true runs again on the next
+ * turn), then tells the main thread, which makes /readyz answer ready once every thread has.
  */
-function prepareInTurns(store: Store, prefillSteps: (store: Store) => (() => void)[], first: boolean): void {
+function prepareInTurns(store: Store, built: Pick<BuiltApp, 'prefillSteps' | 'warmUpRequestsSent'>, first: boolean): void {
   preparing = store;
   const started = performance.now();
   const fixedNowMs = init.fixedNowMs;
-  const steps = [...preparationStepsFor(store, fixedNowMs === null ? Date.now : () => fixedNowMs), ...prefillSteps(store)];
+  const steps: PreparationStep[] = [...preparationStepsFor(store, fixedNowMs === null ? Date.now : () => fixedNowMs), ...built.prefillSteps(store, first)];
   const next = (): void => {
     if (preparing !== store) return;
-    const step = steps.shift();
+    const step = steps[0];
     if (!step) {
       preparing = null;
       // Before the first ready only: after a swap, requests are being served (and the swap collects anyway).
       if (first) collectNow();
-      post({ type: 'warmed', ms: performance.now() - started });
+      post({ type: 'warmed', ms: performance.now() - started, warmUpRequests: built.warmUpRequestsSent() });
       return;
     }
+    let again = false;
     try {
-      step();
+      again = step() === true;
     } catch (error) {
       // Not fatal: the request that needs it builds it (and reports a real problem itself).
       log(`preparing the engine: ${(error as Error).message}`);
     }
+    if (!again) steps.shift();
     setImmediate(next);
   };
   setImmediate(next);

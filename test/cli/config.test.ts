@@ -54,6 +54,20 @@ describe('configFrom', () => {
     assert.match(describeConfig(configFrom([], env)).join('\n'), /^compression: off \(answers go out uncompressed\)$/m);
   });
 
+  it('lowers V8\'s background threads by 10 nice levels unless told otherwise (flag, then variable; 0 leaves them)', () => {
+    assert.equal(configFrom([], REQUIRED).backgroundNice, 10);
+    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_BACKGROUND_NICE: '0' }).backgroundNice, 0);
+    assert.equal(configFrom(['--background-nice', '19'], { ...REQUIRED, GEOAPI_BACKGROUND_NICE: '0' }).backgroundNice, 19);
+    assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_BACKGROUND_NICE: '-5' }), /--background-nice: expected an integer from 0 to 19, found "-5"/);
+  });
+
+  it('sends 6,000 warm-up requests through each thread\'s pipeline before ready unless told otherwise (flag, then variable; 0: none)', () => {
+    assert.equal(configFrom([], REQUIRED).warmUpRequests, 6000);
+    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_WARM_UP_REQUESTS: '0' }).warmUpRequests, 0);
+    assert.equal(configFrom(['--warm-up-requests', '20000'], { ...REQUIRED, GEOAPI_WARM_UP_REQUESTS: '0' }).warmUpRequests, 20000);
+    assert.throws(() => configFrom(['--warm-up-requests', 'lots'], REQUIRED), /--warm-up-requests: expected an integer from 0 to 1000000, found "lots"/);
+  });
+
   it('lets flags win over the environment', () => {
     const env = { ...REQUIRED, GEOAPI_PORT: '9000', GEOAPI_THREADS: '3', GEOAPI_HOST: '0.0.0.0', GEOAPI_POLICY: 'env-policy.json', GEOAPI_QUOTA: 'memory' };
     const config = configFrom(['--snapshot', 'other', '--port', '0', '--threads', '2', '--host', '127.0.0.1', '--policy', 'p.json', '--quota', 'off'], env);
@@ -97,6 +111,7 @@ describe('configFrom', () => {
     assert.throws(() => configFrom(['--quota', 'sometimes'], REQUIRED), /quota: GEOAPI_QUOTA: expected "off", "memory" or "redis", found "sometimes"/);
     assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_POSTCODE_CACHE_MB: 'big' }), /GEOAPI_POSTCODE_CACHE_MB: expected a whole number/);
     assert.throws(() => configFrom(['--nope'], REQUIRED), /nope/);
+    assert.throws(() => configFrom(['--background-nice', '20'], REQUIRED), /--background-nice: expected an integer from 0 to 19, found "20"/);
     assert.throws(() => configFrom(['--compat', 'hosted'], REQUIRED), /--compat: expected one of none, csc, found "hosted"/);
   });
 
@@ -113,6 +128,7 @@ describe('the start banner', () => {
     url: 'http://localhost:8080',
     threads: 2,
     scavenge: { parallel: false, given: false, why: '2 request threads on 2 cores: a helper would wait for a core they use' },
+    background: { nice: 10, threads: 6, why: "V8's compiler and GC helpers yield the cores to the request threads once ready", apply: () => {} },
     uws: { packageName: '@btc-vision/uwebsockets.js', version: '20.57.0', binary: '/x/uws.node', abi: '115' },
     store: { dataVersion: 'abc', recordCounts: { countries: 250 } },
     quota: 'off',
@@ -158,9 +174,15 @@ describe('the start banner', () => {
     assert.match(text, /postcode cursors: GEOAPI_CURSOR_SECRET set, 1 previous secret accepted/);
     for (const secret of ['redis-password', 'cursor-secret-value', 'older-secret-value']) assert.ok(!text.includes(secret), `banner shows ${secret}`);
     const allocator = describeAllocator(pinned);
-    assert.deepEqual(lines.slice(3, -2), [...describeConfig(config), ...(allocator === null ? [] : [allocator])]);
-    assert.equal(lines.at(-2), 'gc: scavenges on the collecting thread alone (2 request threads on 2 cores: a helper would wait for a core they use)');
+    assert.deepEqual(lines.slice(3, -3), [...describeConfig(config), ...(allocator === null ? [] : [allocator])]);
+    assert.equal(lines.at(-3), 'gc: scavenges on the collecting thread alone (2 request threads on 2 cores: a helper would wait for a core they use)');
+    assert.equal(lines.at(-2), "background threads: nice +10 for 6 threads (V8's compiler and GC helpers yield the cores to the request threads once ready)");
     assert.match(lines.at(-1)!, /^compat: none /);
+  });
+
+  it('says when the background threads run at the request threads\' priority, and why', () => {
+    const same = banner({ ...server, background: { nice: 0, threads: 0, why: 'unchanged (--background-nice 0)', apply: () => {} } }, configFrom([], REQUIRED));
+    assert.ok(same.includes('background threads: unchanged (--background-nice 0)'));
   });
 });
 
