@@ -251,6 +251,20 @@ function cacheLine(data: ReportData): string {
   );
 }
 
+/** A new geoapi given the mix at half its peak from the moment it is ready (ReportData.afterReady). */
+function afterReadySection(data: ReportData): string {
+  const after = data.afterReady;
+  if (after === null) return '**Right after ready**: not measured (no mix run).';
+  const perSecond = (run: LoadResult): string => run.windows.map((w) => `${ms(w.p50)} / ${ms(w.p99)}`).join(' · ');
+  const rows = after.runs.map((r) => [r.label + (r.args.length > 0 ? ` (\`${r.args.join(' ')}\`)` : ''), `${int(r.readyMs)} ms`, perSecond(r.run), ms(r.run.p99), ms(r.run.max)]);
+  rows.push(['floor: bare uWS handler', '–', perSecond(after.floor), ms(after.floor.p99), ms(after.floor.max)]);
+  return [
+    `**Right after ready.** A new geoapi, given the mix at half its peak (${int(after.rate)} req/s, open loop, the generator started with it) from the moment \`/readyz\` answers 200, for ${after.seconds} s; each started alone (the other servers stopped). What a replica a balancer has just added answers in its first seconds. As shipped, and with the warm-up requests and the background threads' priority change turned off (README, Memory: Compiling after ready); the floor is the same run against the bare handler.`,
+    '',
+    table(['geoapi', 'spawn → ready', 'p50 / p99 ms, second by second', 'run p99 ms', 'run max ms'], rows, ['l', 'r', 'l', 'r', 'r']),
+  ].join('\n');
+}
+
 function gcTable(data: ReportData): string {
   const gc = data.gc;
   if (gc === null) return 'Not measured (no mix run).';
@@ -541,6 +555,8 @@ export function renderReport(data: ReportData): string {
       'geoapi’s “RSS after start” is measured once it is ready (`/readyz` answers 200: every worker thread has prepared its indexes); “spawn → ready” is when that happened. Every geoapi run of this report starts after it.',
     '',
     cacheLine(data),
+    '',
+    afterReadySection(data),
     '',
     SECTIONS[6],
     '',

@@ -11,7 +11,7 @@ import { addKey, newKeyFile, writeKeyFile } from '../../runtime/access/keys.js';
 import { MMAP_THRESHOLD_VARIABLE, PINNED_MMAP_THRESHOLD } from '../../runtime/cli/allocator.js';
 import { DEFAULT_POLICY_FILE } from '../../runtime/access/policy.js';
 import { readDataset, writeSampledDataset, allCities, type RawDataset } from './dataset.js';
-import { BROWSER_ACCEPT_ENCODING, makeDriver, wrkAvailable, type Driver, type SaturationResult } from './load/drivers.js';
+import { BROWSER_ACCEPT_ENCODING, makeDriver, runNodeLoad, wrkAvailable, type Driver, type SaturationResult } from './load/drivers.js';
 import type { LoadResult } from './load/loadgen.js';
 import { describeMachine, loadAverage, type Machine } from './machine.js';
 import { clusterPids, postgresUnavailable, startCluster, type PgCluster } from './postgres/cluster.js';
@@ -26,6 +26,8 @@ import { startChild, stopChild, type Server } from '../http.bench.js';
 const CLI = fileURLToPath(new URL('../../runtime/cli/main.js', import.meta.url));
 const NAIVE = fileURLToPath(new URL('./baselines/naive.js', import.meta.url));
 const PG_SERVER = fileURLToPath(new URL('./postgres/server.js', import.meta.url));
+/** Length of each run from ready on (ReportData.afterReady), in 1-s windows. */
+const AFTER_READY_SECONDS = 8;
 
 export const SYSTEMS = ['geoapi', 'postgres', 'naive'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
@@ -143,6 +145,12 @@ export interface ReportData {
   serviceTimes: Partial<Record<Operation, ServiceTimes>>;
   /** The same requests, one at a time, against the bare uWS handler: what the loopback and the machine alone cost a single answer. */
   floorServiceTimes: Partial<Record<Operation, ServiceTimes>>;
+  /**
+   * A new geoapi given the mix at half its peak from the moment /readyz says ready, as shipped and
+   * without the warm-up soak and background priorities (AFTER_READY_VARIANTS), then the bare
+   * handler given the same run (the generator starts cold too); null without a mix run.
+   */
+  afterReady: { rate: number; seconds: number; runs: AfterReadyRun[]; floor: LoadResult } | null;
   /** geoapi's garbage collection pauses (--trace-gc, every thread) during the mix's saturation and fixed-rate runs. */
   gc: { saturation: GcSummary; saturationSeconds: number; fixed: GcSummary | null; fixedSeconds: number } | null;
   /** geoapi's response caches after the load runs (its metrics listener): budget, bytes held, lookups. */
@@ -154,6 +162,26 @@ export interface ReportData {
   growth: GrowthPoint[];
   errors: string[];
 }
+
+/** One start of geoapi measured from ready on (ReportData.afterReady). */
+export interface AfterReadyRun {
+  label: string;
+  /** `geoapi serve` flags added to the report's. */
+  args: string[];
+  /** spawn → /readyz 200, ms. */
+  readyMs: number;
+  /** The open-loop run from ready on: one window per second. */
+  run: LoadResult;
+}
+
+/**
+ * geoapi started as shipped, and with what before-ready warm-up requests and the background
+ * threads' priority change turned off (runtime/http/app.ts soakStep, background-priority.ts).
+ */
+const AFTER_READY_VARIANTS: readonly (readonly [string, string[]])[] = [
+  ['as shipped', []],
+  ['no warm-up requests, background threads at the same priority', ['--warm-up-requests', '0', '--background-nice', '0']],
+];
 
 /** The workloads run again with a browser's Accept-Encoding (answers of 1 KiB or more compressed). */
 export const BROWSER_WORKLOADS: readonly WorkloadName[] = ['stateCities', 'autocomplete', 'fuzzy', 'nearby', 'mix'];
@@ -423,7 +451,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     const policyFile = join(tmp, 'policy.json');
     writeFileSync(policyFile, JSON.stringify(policy, null, 2));
 
-    const startSystem = async (name: SystemName, percent: number): Promise<LiveSystem> => {
+    const startSystem = async (name: SystemName, percent: number, extraArgs: readonly string[] = []): Promise<LiveSystem> => {
       const port = await freePort();
       let server: RunningServer;
       if (name === 'geoapi') {
@@ -432,7 +460,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
         // set as npm start and the systemd unit set it (runtime/cli/allocator.ts).
         server = await startServer(
           'geoapi',
-          ['--trace-gc', CLI, 'serve', '--snapshot', snapshots.get(percent)!, '--keys', keysFile, '--policy', policyFile, '--port', String(port), '--threads', String(options.workers), '--host', '127.0.0.1', '--metrics-port', String(metricsPort)],
+          ['--trace-gc', CLI, 'serve', '--snapshot', snapshots.get(percent)!, '--keys', keysFile, '--policy', policyFile, '--port', String(port), '--threads', String(options.workers), '--host', '127.0.0.1', '--metrics-port', String(metricsPort), ...extraArgs],
           port,
           probePath,
           key,
@@ -668,6 +696,33 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       if (system.name === 'postgres' && cluster) summary.databasePss = pssBytes(clusterPids(cluster.postmasterPid()));
     }
 
+    // ---- right after ready: a new geoapi given the mix at half its peak from the moment it is ready ----
+    // The first seconds of a replica a balancer has just added: code the warm-up left unoptimized
+    // is compiled then, beside the requests (README, Memory: Compiling after ready).
+    let afterReady: ReportData['afterReady'] = null;
+    const mix = results.find((result) => result.name === 'mix');
+    if (systems.includes('geoapi') && mix !== undefined) {
+      const seconds = options.smoke ? 2 : AFTER_READY_SECONDS;
+      const openLoop = (port: number): Promise<LoadResult> =>
+        runNodeLoad({ port, key, pathsFile: pathsFile('mix'), mode: 'open', connections: options.connections, seconds, warmupSeconds: 0, rate: mix.targetRate, windows: seconds });
+      const runs: AfterReadyRun[] = [];
+      try {
+        running.only(null, live);
+        for (const [label, args] of AFTER_READY_VARIANTS) {
+          const fresh = await startSystem('geoapi', 100, args);
+          try {
+            runs.push({ label, args: [...args], readyMs: fresh.readyMs, run: await openLoop(fresh.server.port) });
+          } finally {
+            await stopServer(fresh.server);
+          }
+          log(`after ready (${label}): ready ${fresh.readyMs.toFixed(0)} ms, p99 per second ${runs.at(-1)!.run.windows.map((w) => w.p99.toFixed(1)).join(' ')} ms`);
+        }
+        afterReady = { rate: mix.targetRate, seconds, runs, floor: await openLoop(barePort) };
+      } finally {
+        running.resumeAll();
+      }
+    }
+
     // ---- growth: the search operations on 10 %, 50 %, 100 % of the cities ----------------------
     const growth: GrowthPoint[] = [];
     for (const percent of GROWTH_SIZES) {
@@ -716,6 +771,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
       serviceTimes: geoapiServiceTimes,
       floorServiceTimes,
       gc,
+      afterReady,
       responseCache,
       workerMemory,
       browser,
