@@ -175,8 +175,8 @@ export interface AfterReadyRun {
 }
 
 /**
- * geoapi started as shipped, and with what before-ready warm-up requests and the background
- * threads' priority change turned off (runtime/http/app.ts soakStep, background-priority.ts).
+ * geoapi started as shipped, and with its warm-up requests before ready and its background
+ * threads' lower priority turned off (runtime/http/app.ts soakStep, background-priority.ts).
  */
 const AFTER_READY_VARIANTS: readonly (readonly [string, string[]])[] = [
   ['as shipped', []],

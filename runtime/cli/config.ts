@@ -8,12 +8,11 @@ import { parseArgs } from 'node:util';
 import { aliasHeadersFromEnv, COMPAT_MODES, DEFAULT_POLICY_FILE, type CompatMode } from '../access/policy.js';
 import { quotaOptionsFrom, type QuotaMode, type QuotaOptions } from '../access/quota/options.js';
 import { describeRedisUrl } from '../access/quota/redis-gate.js';
-import { DEFAULT_WARM_UP_REQUESTS } from '../http/app.js';
 import { DEFAULT_BACKGROUND_NICE } from '../http/background-priority.js';
 import { DEFAULT_COMPRESSION, MIN_COMPRESS_LENGTH, type CompressionSettings } from '../http/encoding.js';
 import { DEFAULT_RESPONSE_CACHE_BYTES } from '../http/response-cache.js';
 import { uwsCandidates } from '../http/uws.js';
-import { DEFAULT_OBSERVABILITY, type GeoapiConfig, type ObservabilitySettings } from '../http/config.js';
+import { DEFAULT_OBSERVABILITY, DEFAULT_WARM_UP_REQUESTS, type GeoapiConfig, type ObservabilitySettings } from '../http/config.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 export type { GeoapiConfig };

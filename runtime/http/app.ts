@@ -584,26 +584,18 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store, soa
  */
 export type PreparationStep = () => boolean | void;
 
-/**
- * Requests each thread sends through its pipeline before its first ready, by default. V8 optimizes
- * a function once it has run enough; the warm-up's few requests per operation leave most of the
- * request path unoptimized, and real traffic then made TurboFan compile ~600 functions in the
- * first seconds after ready (full dataset, 2 threads on 2 cores, the report's mix), its threads
- * taking the cores from the request threads: at 5,000 req/s answers waited up to a second. Sent
- * first, these move most of that compiling before ready (README, Memory: Compiling after ready).
- */
-export const DEFAULT_WARM_UP_REQUESTS = 6000;
 /** The longest one turn of the soak runs: a request arriving meanwhile waits no longer. */
 const SOAK_SLICE_MS = 20;
 /** The soak stops after this long whatever its count: a slow machine still gets ready. */
 const SOAK_BUDGET_MS = 5000;
 
 /**
- * The soak: `count` requests through the pipeline (serveRequest with the stand-ins of
- * pipeline-warm-up.ts and the warm-up's own key, cache and observer), the warm-up requests of every
- * operation (routes/warm-up.ts: samples, places spread over the data, every dial code) in
- * rotation, SOAK_SLICE_MS per turn, until `count` are answered or SOAK_BUDGET_MS has gone by. The
- * warm-up's response cache is small, so most are answered by the engine, not the cache.
+ * The soak (why: DEFAULT_WARM_UP_REQUESTS in config.ts): `count` requests through the pipeline
+ * (serveRequest with the stand-ins of pipeline-warm-up.ts and the warm-up's own key, cache and
+ * observer), the warm-up requests of every operation (routes/warm-up.ts: samples, places spread
+ * over the data, every dial code) in rotation, SOAK_SLICE_MS per turn, until `count` are answered
+ * or SOAK_BUDGET_MS has gone by. The warm-up's response cache is small, so most are answered by
+ * the engine, not the cache.
  */
 function soakStep(routes: readonly Route[], store: Store, count: number, warmScope: () => { scope: Scope; key: string } | null, soaked: (sent: number) => void): PreparationStep {
   let requests: { route: Route; request: WarmUpRequest }[] | null = null;
