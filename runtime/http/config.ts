@@ -22,13 +22,13 @@ export interface GeoapiConfig {
   /**
    * --background-nice / GEOAPI_BACKGROUND_NICE, else DEFAULT_BACKGROUND_NICE: how much higher the
    * nice value of V8's platform threads (its compiler and GC helpers) is than the request
-   * threads' (background-priority.ts); 0 leaves it.
+   * threads' once the server is ready (background-priority.ts); 0 leaves it.
    */
   backgroundNice: number;
   /**
    * --warm-up-requests / GEOAPI_WARM_UP_REQUESTS, else DEFAULT_WARM_UP_REQUESTS: requests each
    * thread sends through its own pipeline before the server says ready, so that V8 has compiled
-   * the request path before real traffic meets it (app.ts soakSteps); 0: none.
+   * the request path before real traffic meets it (app.ts soakStep); 0: none.
    */
   warmUpRequests: number;
   /** Extra key headers (GEOAPI_KEY_HEADER_ALIASES), besides the policy's. */
