@@ -598,7 +598,8 @@ const SOAK_BUDGET_MS = 5000;
  * the engine, not the cache.
  */
 function soakStep(routes: readonly Route[], store: Store, count: number, warmScope: () => { scope: Scope; key: string } | null, soaked: (sent: number) => void): PreparationStep {
-  let requests: { route: Route; request: WarmUpRequest }[] | null = null;
+  // Each distinct request's stand-in is built once (it only answers reads) and sent in rotation.
+  let requests: { route: Route; req: StandInRequest }[] | null = null;
   let answered = 0;
   let spentMs = 0;
   return () => {
@@ -609,7 +610,7 @@ function soakStep(routes: readonly Route[], store: Store, count: number, warmSco
       requests = [];
       for (const request of warmUpRequests(store, routes.map((route) => route.op))) {
         const route = byName.get(request.operation);
-        if (route !== undefined) requests.push({ route, request });
+        if (route !== undefined) requests.push({ route, req: new StandInRequest(route.op.path, request, warm.key) });
       }
       if (requests.length === 0) return false;
     }
@@ -617,8 +618,8 @@ function soakStep(routes: readonly Route[], store: Store, count: number, warmSco
     const answeredBefore = answered;
     let now = started;
     while (answered < count && now - started < SOAK_SLICE_MS) {
-      const { route, request } = requests[answered++ % requests.length]!;
-      serveRequest(warm.scope, route, new StandInResponse(), new StandInRequest(route.op.path, request, warm.key), false);
+      const { route, req } = requests[answered++ % requests.length]!;
+      serveRequest(warm.scope, route, new StandInResponse(), req, false);
       now = performance.now();
     }
     soaked(answered - answeredBefore);
