@@ -24,8 +24,12 @@ async function run(argv: string[], env: Env): Promise<number> {
       return runBuildCommand(args);
     }
     case 'serve': {
-      const { runServeCommand } = await import('./serve.js');
-      return runServeCommand(args, print, env);
+      const { configFrom } = await import('./config.js');
+      const { readAhead } = await import('./read-ahead.js');
+      const config = configFrom(args, env);
+      const snapshotRead = readAhead(config.snapshotDir);
+      const { serveUntilStopped } = await import('./serve.js');
+      return serveUntilStopped(config, print, [], {}, snapshotRead);
     }
     case 'reload': {
       const { runReloadCommand } = await import('./serve.js');

@@ -5,11 +5,12 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeAllocator } from './allocator.js';
-import { configFrom, describeCompat, describeConfig, pidFileFor, type Env, type GeoapiConfig } from './config.js';
+import { describeCompat, describeConfig, pidFileFor, type Env, type GeoapiConfig } from './config.js';
 import { dataHome } from './paths.js';
 import { startServer, type RunningServer } from '../http/server.js';
 import { describeBuild } from '../http/uws.js';
 import type { BackgroundPriority } from '../http/background-priority.js';
+import type { SnapshotBytes } from '../store/load.js';
 import { removePidFile, signalServer, writePidFile } from './pid-file.js';
 
 /** The banner's line on background threads: `nice +10 for 6 threads (why)` or `unchanged (why)`. */
@@ -35,6 +36,7 @@ export function banner(server: RunningServer, config: GeoapiConfig, env: Env = p
     ...(allocator === null ? [] : [allocator]),
     `gc: scavenges ${server.scavenge.parallel ? 'split over helper threads' : 'on the collecting thread alone'} (${server.scavenge.why})`,
     `background threads: ${describeBackground(server.background)}`,
+    `worker code: ${server.workerCode.description}`,
     `compat: ${describeCompat(server.compat)}`,
     ...(server.metricsUrl === null ? [] : [`metrics: ${server.metricsUrl}`]),
   ];
@@ -45,9 +47,12 @@ export interface ServeHooks {
   beforeSnapshotReload?(): Promise<void>;
 }
 
-/** Starts the server, prints the banner, resolves with the exit code once stopped. */
-export async function serveUntilStopped(config: GeoapiConfig, print: (line: string) => void, afterBanner: string[] = [], hooks: ServeHooks = {}): Promise<number> {
-  const server = await startServer({ config });
+/**
+ * Starts the server, prints the banner, resolves with the exit code once stopped. `snapshotRead`:
+ * the read of config.snapshotDir when the caller started it (read-ahead.ts).
+ */
+export async function serveUntilStopped(config: GeoapiConfig, print: (line: string) => void, afterBanner: string[] = [], hooks: ServeHooks = {}, snapshotRead?: Promise<SnapshotBytes>): Promise<number> {
+  const server = await startServer(snapshotRead === undefined ? { config } : { config, snapshotRead });
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
@@ -120,9 +125,6 @@ export async function serveUntilStopped(config: GeoapiConfig, print: (line: stri
   return failed ? 1 : 0;
 }
 
-export async function runServeCommand(args: string[], print: (line: string) => void, env: Env): Promise<number> {
-  return serveUntilStopped(configFrom(args, env), print);
-}
 
 /**
  * `geoapi reload [--snapshot <dir>] [--pid-file <file>]`: tells the running server to reload its

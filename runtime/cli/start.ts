@@ -7,7 +7,7 @@ import { addKey, newKeyFile, writeKeyFile } from '../access/keys.js';
 import { PLAN_NAMES } from '../access/policy.js';
 import { configFrom, type Env } from './config.js';
 import { dataHome, keysFileFrom } from './paths.js';
-import { serveUntilStopped } from './serve.js';
+import { readAhead } from './read-ahead.js';
 
 type Print = (line: string) => void;
 
@@ -53,8 +53,11 @@ export async function runStartCommand(args: string[], print: Print, env: Env): P
   // Quota counts persist next to the keys (GEOAPI_QUOTA_STATE_FILE still wins).
   const quotaStateFile = env['GEOAPI_QUOTA_STATE_FILE'] ?? resolve(home, 'quota-state.json');
   const config = configFrom(args, { ...env, GEOAPI_SNAPSHOT: snapshotDir, GEOAPI_KEYS: keysFile, GEOAPI_QUOTA_STATE_FILE: quotaStateFile });
+  const snapshotRead = readAhead(config.snapshotDir);
+  // Loaded now, while the snapshot is read: see read-ahead.ts.
+  const { serveUntilStopped } = await import('./serve.js');
   return serveUntilStopped(config, print, [
     'Try it:',
     `  curl -s -H "X-GEOAPI-KEY: ${exampleKey}" http://localhost:${config.port}/v1/countries/US`,
-  ], defaultSnapshot ? { beforeSnapshotReload: ensureSnapshot } : {});
+  ], defaultSnapshot ? { beforeSnapshotReload: ensureSnapshot } : {}, snapshotRead);
 }

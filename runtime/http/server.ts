@@ -7,7 +7,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CONSOLE_KEY_ID, keySnapshotOf, withMemoryKey, type KeySnapshot } from '../access/key-index.js';
 import { generateKey, readKeyFile, type KeyFile } from '../access/keys.js';
@@ -26,6 +26,7 @@ import { collectNow } from './collect.js';
 import { planBackgroundPriority, type BackgroundPriority } from './background-priority.js';
 import { applyScavenge, chooseScavenge, type ScavengeChoice } from './scavenge.js';
 import { loadUws, type UwsBuild } from './uws.js';
+import { chooseWorkerCode, type WorkerCode } from './worker-code.js';
 
 export interface ServerOptions {
   config: GeoapiConfig;
@@ -40,6 +41,8 @@ export interface ServerOptions {
   watchIntervalMs?: number;
   /** Sink for log lines (one JSON event per line, log.ts); default stderr. */
   log?: (line: string) => void;
+  /** The read of config.snapshotDir, already started by the caller (runtime/cli/read-ahead.ts); default: read here. */
+  snapshotRead?: Promise<SnapshotBytes>;
 }
 
 export interface RunningServer {
@@ -51,6 +54,8 @@ export interface RunningServer {
   scavenge: ScavengeChoice;
   /** The nice value of V8's platform threads above the request threads' from ready on, and why (background-priority.ts). */
   background: BackgroundPriority;
+  /** What the request threads run: their modules or their bundle, and why (worker-code.ts). */
+  workerCode: WorkerCode;
   uws: UwsBuild;
   /** The snapshot served now (changes with each swap). */
   readonly store: StoreSummary;
@@ -82,7 +87,8 @@ export class ServerStartError extends Error {
   }
 }
 
-const WORKER_URL = new URL('./worker.js', import.meta.url);
+/** dist/.tsbuildinfo: dates the compiled modules the worker bundle was made from (worker-code.ts). */
+const TS_BUILD_INFO = fileURLToPath(new URL('../../.tsbuildinfo', import.meta.url));
 
 /**
  * Each worker thread's V8 young generation, in MiB (two semi-spaces of a third each, and the
@@ -210,6 +216,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (fixedNowMs !== null && !Number.isFinite(fixedNowMs)) throw new ServerStartError(`fixedNow: expected an ISO time, found ${JSON.stringify(options.fixedNow)}`);
 
   const operationsModule = options.operationsModule ? moduleUrl(options.operationsModule) : null;
+  const workerCode = chooseWorkerCode(new URL('./', import.meta.url), TS_BUILD_INFO, operationsModule === null ? null : 'a test seam replaces the operations');
   const loadStartedMs = performance.now();
 
   const init: Omit<WorkerInit, 'threadIndex'> = {
@@ -275,7 +282,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // machine) while this thread reads the snapshot and builds the shared structures, then waits
   // for them ('start' below).
   for (let threadIndex = 0; threadIndex < threads; threadIndex++) {
-    const worker = new Worker(WORKER_URL, { workerData: { ...init, threadIndex } satisfies WorkerInit, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+    const worker = new Worker(workerCode.url, { workerData: { ...init, threadIndex } satisfies WorkerInit, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     let resolveLoaded!: (message: WorkerToMain) => void;
     const loaded = new Promise<WorkerToMain>((resolve) => {
       resolveLoaded = resolve;
@@ -323,7 +330,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let snapshot: SnapshotBytes | null;
   let quota: ReturnType<typeof startQuota>;
   try {
-    snapshot = await loadSnapshot(config, operationsModule);
+    snapshot = await (options.snapshotRead ?? loadSnapshot(config, operationsModule));
     quota = startQuota(config, policy, log);
   } catch (error) {
     // The threads waiting for their start end now.
@@ -436,6 +443,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     threads,
     scavenge,
     background,
+    workerCode,
     uws: first.build,
     get store() {
       return liveSwapper.current;

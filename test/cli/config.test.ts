@@ -129,6 +129,7 @@ describe('the start banner', () => {
     threads: 2,
     scavenge: { parallel: false, given: false, why: '2 request threads on 2 cores: a helper would wait for a core they use' },
     background: { nice: 10, threads: 6, why: "V8's compiler and GC helpers yield the cores to the request threads once ready", apply: () => {} },
+    workerCode: { url: new URL('file:///x/worker.bundle.js'), bundled: true, description: 'one bundle (worker.bundle.js, made by `npm run build`)' },
     uws: { packageName: '@btc-vision/uwebsockets.js', version: '20.57.0', binary: '/x/uws.node', abi: '115' },
     store: { dataVersion: 'abc', recordCounts: { countries: 250 } },
     quota: 'off',
@@ -174,9 +175,10 @@ describe('the start banner', () => {
     assert.match(text, /postcode cursors: GEOAPI_CURSOR_SECRET set, 1 previous secret accepted/);
     for (const secret of ['redis-password', 'cursor-secret-value', 'older-secret-value']) assert.ok(!text.includes(secret), `banner shows ${secret}`);
     const allocator = describeAllocator(pinned);
-    assert.deepEqual(lines.slice(3, -3), [...describeConfig(config), ...(allocator === null ? [] : [allocator])]);
-    assert.equal(lines.at(-3), 'gc: scavenges on the collecting thread alone (2 request threads on 2 cores: a helper would wait for a core they use)');
-    assert.equal(lines.at(-2), "background threads: nice +10 for 6 threads (V8's compiler and GC helpers yield the cores to the request threads once ready)");
+    assert.deepEqual(lines.slice(3, -4), [...describeConfig(config), ...(allocator === null ? [] : [allocator])]);
+    assert.equal(lines.at(-4), 'gc: scavenges on the collecting thread alone (2 request threads on 2 cores: a helper would wait for a core they use)');
+    assert.equal(lines.at(-3), "background threads: nice +10 for 6 threads (V8's compiler and GC helpers yield the cores to the request threads once ready)");
+    assert.equal(lines.at(-2), 'worker code: one bundle (worker.bundle.js, made by `npm run build`)');
     assert.match(lines.at(-1)!, /^compat: none /);
   });
 

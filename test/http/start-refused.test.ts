@@ -1,5 +1,7 @@
-// A snapshot that does not load at start: the worker threads, started before it is read (they load
-// their code meanwhile), end with the main thread, which exits 1 naming the section.
+// A snapshot that does not load at start: the worker threads, started while it is read (they load
+// their code meanwhile), end with the main thread, which exits 1 naming the section. The CLI starts
+// the read before it loads the server's code (runtime/cli/read-ahead.ts); what the server checks
+// before the snapshot is still reported first.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,5 +38,21 @@ describe('serve with a snapshot that does not load', () => {
     assert.equal(run.status, 1, run.stderr);
     assert.match(run.stderr, /corrupt section "records\.cities": expected CRC-32 [0-9a-f]{8}, found [0-9a-f]{8}/);
     assert.doesNotMatch(run.stderr, /listening on|exited unexpectedly/);
+  });
+
+  it('names what else is wrong first, as before the snapshot was read ahead of the server code', () => {
+    const good = join(work, 'good-2');
+    const corrupt = join(work, 'corrupt-2');
+    buildSnapshot({ source: fixtureSource, out: good });
+    corruptCopy(good, corrupt);
+    const missingKeys = join(work, 'no-such-keys.json');
+    const run = spawnSync(process.execPath, [CLI, 'serve', '--snapshot', corrupt, '--keys', missingKeys, '--port', '0', '--threads', '1'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, GEOAPI_QUOTA: 'off' },
+    });
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /keys file .*no-such-keys\.json does not exist/);
+    assert.doesNotMatch(run.stderr, /corrupt section|unhandled|Unhandled/);
   });
 });

@@ -27,7 +27,7 @@ try {
     process.stderr.write('SIGTERM: draining\n');
     void server.close();
   });
-  process.stdout.write(`GEOAPI_TEST_READY ${JSON.stringify({ port: server.port, url: server.url, uws: server.uws, store: server.store, threads: server.threads, quota: server.quota, metricsUrl: server.metricsUrl })}\n`);
+  process.stdout.write(`GEOAPI_TEST_READY ${JSON.stringify({ port: server.port, url: server.url, uws: server.uws, workerCode: { bundled: server.workerCode.bundled, description: server.workerCode.description }, store: server.store, threads: server.threads, quota: server.quota, metricsUrl: server.metricsUrl })}\n`);
   await server.exited;
   process.exitCode = 0;
 } catch (error) {

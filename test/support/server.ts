@@ -111,6 +111,8 @@ export interface TestServer {
   policyFile: string;
   dir: string;
   uws: UwsBuild;
+  /** What its request threads run: the worker bundle or the modules (runtime/http/worker-code.ts). */
+  workerCode: { bundled: boolean; description: string };
   dataVersion: string;
   /** http://127.0.0.1:<port>/metrics when the server was started with --metrics-port, else null. */
   metricsUrl: string | null;
@@ -234,7 +236,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     }));
     const exited = exit.then(({ code }) => code);
 
-    const ready = await new Promise<{ port: number; url: string; uws: UwsBuild; store: { dataVersion: string }; metricsUrl: string | null }>((resolve, reject) => {
+    const ready = await new Promise<{ port: number; url: string; uws: UwsBuild; workerCode: { bundled: boolean; description: string }; store: { dataVersion: string }; metricsUrl: string | null }>((resolve, reject) => {
       let stdout = '';
       child.stdout!.on('data', (chunk: Buffer) => {
         stdout += chunk.toString('utf8');
@@ -259,6 +261,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       policyFile,
       dir,
       uws: ready.uws,
+      workerCode: ready.workerCode,
       dataVersion: ready.store.dataVersion,
       metricsUrl: ready.metricsUrl,
       pid: child.pid!,
