@@ -125,7 +125,6 @@ export async function serveUntilStopped(config: GeoapiConfig, print: (line: stri
   return failed ? 1 : 0;
 }
 
-
 /**
  * `geoapi reload [--snapshot <dir>] [--pid-file <file>]`: tells the running server to reload its
  * snapshot (and keys and policy): SIGHUP to the process named in its pid file. The server logs the

@@ -239,7 +239,8 @@ function prepareInTurns(store: Store, built: Pick<BuiltApp, 'prefillSteps' | 'wa
 
 main().catch((error: unknown) => {
   post({ type: 'fatal', message: error instanceof Error ? error.message : String(error) });
-  if (error instanceof Error && error.stack) log(error.stack);
+  // "failed": logged at level error (log.ts levelOf), as the main thread's line about it.
+  if (error instanceof Error && error.stack) log(`failed while starting: ${error.stack}`);
   portOpen = false;
   port.close();
 });

@@ -1,7 +1,8 @@
 // A snapshot that does not load at start: the worker threads, started while it is read (they load
 // their code meanwhile), end with the main thread, which exits 1 naming the section. The CLI starts
 // the read before it loads the server's code (runtime/cli/read-ahead.ts); what the server checks
-// before the snapshot is still reported first.
+// before the snapshot is still reported first. A worker thread that fails while starting fails the
+// start too, its stack logged as an error.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSnapshot } from '../../build-index/build.js';
 import { addKey, newKeyFile, writeKeyFile } from '../../runtime/access/keys.js';
 import { fixtureSource } from '../support/paths.js';
+import { startTestServer } from '../support/server.js';
 import { corruptCopy } from '../support/snapshots.js';
 
 const CLI = fileURLToPath(new URL('../../runtime/cli/main.js', import.meta.url));
@@ -54,5 +56,20 @@ describe('serve with a snapshot that does not load', () => {
     assert.equal(run.status, 1, run.stderr);
     assert.match(run.stderr, /keys file .*no-such-keys\.json does not exist/);
     assert.doesNotMatch(run.stderr, /corrupt section|unhandled|Unhandled/);
+  });
+});
+
+describe('a worker thread that fails while starting', () => {
+  it('fails the start, its stack logged at level error', async () => {
+    const operationsModule = fileURLToPath(new URL('./fixtures/broken-store.js', import.meta.url));
+    await assert.rejects(startTestServer({ operationsModule, threads: 1 }), (error: Error) => {
+      assert.match(error.message, /test server did not start: deliberate failure opening the store/);
+      const events = error.message.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: string; msg: string });
+      const stack = events.find((event) => event.msg.startsWith('failed while starting: Error: deliberate failure opening the store'));
+      assert.ok(stack, `expected the thread's stack among the logs:\n${error.message}`);
+      assert.equal(stack.level, 'error');
+      assert.match(stack.msg, /\n\s+at /);
+      return true;
+    });
   });
 });
