@@ -20,22 +20,35 @@ const CLI = fileURLToPath(new URL('../../runtime/cli/main.js', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'geoapi-start-refused-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-describe('serve with a snapshot that does not load', () => {
-  it('exits 1 with the loader’s message, its worker threads ended, nothing listening', () => {
+/** The fixture snapshot with one section corrupted, built once for the tests below. */
+let corrupt: string | null = null;
+function corruptSnapshot(): string {
+  if (corrupt === null) {
     const good = join(work, 'good');
-    const corrupt = join(work, 'corrupt');
+    corrupt = join(work, 'corrupt');
     buildSnapshot({ source: fixtureSource, out: good });
     corruptCopy(good, corrupt);
+  }
+  return corrupt;
+}
+
+/** `geoapi serve` on the corrupt snapshot with `keysFile`, run to its end. */
+function serveCorrupt(keysFile: string, threads: number) {
+  return spawnSync(process.execPath, [CLI, 'serve', '--snapshot', corruptSnapshot(), '--keys', keysFile, '--port', '0', '--threads', String(threads)], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, GEOAPI_QUOTA: 'off' },
+  });
+}
+
+describe('serve with a snapshot that does not load', () => {
+  it('exits 1 with the loader’s message, its worker threads ended, nothing listening', () => {
     const keysFile = join(work, 'keys.json');
     const keys = newKeyFile();
     addKey(keys, { plan: 'business' });
     writeKeyFile(keysFile, keys);
 
-    const run = spawnSync(process.execPath, [CLI, 'serve', '--snapshot', corrupt, '--keys', keysFile, '--port', '0', '--threads', '2'], {
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: { ...process.env, GEOAPI_QUOTA: 'off' },
-    });
+    const run = serveCorrupt(keysFile, 2);
     assert.equal(run.signal, null, 'it exits by itself');
     assert.equal(run.status, 1, run.stderr);
     assert.match(run.stderr, /corrupt section "records\.cities": expected CRC-32 [0-9a-f]{8}, found [0-9a-f]{8}/);
@@ -43,16 +56,7 @@ describe('serve with a snapshot that does not load', () => {
   });
 
   it('names what else is wrong first, as before the snapshot was read ahead of the server code', () => {
-    const good = join(work, 'good-2');
-    const corrupt = join(work, 'corrupt-2');
-    buildSnapshot({ source: fixtureSource, out: good });
-    corruptCopy(good, corrupt);
-    const missingKeys = join(work, 'no-such-keys.json');
-    const run = spawnSync(process.execPath, [CLI, 'serve', '--snapshot', corrupt, '--keys', missingKeys, '--port', '0', '--threads', '1'], {
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: { ...process.env, GEOAPI_QUOTA: 'off' },
-    });
+    const run = serveCorrupt(join(work, 'no-such-keys.json'), 1);
     assert.equal(run.status, 1, run.stderr);
     assert.match(run.stderr, /keys file .*no-such-keys\.json does not exist/);
     assert.doesNotMatch(run.stderr, /corrupt section|unhandled|Unhandled/);
