@@ -10,4 +10,6 @@ export const SHARED = {
   cityKinds: 'city-kinds',
   /** PostcodeFilterIndex.sharedLocalityByteStarts(). */
   localityByteStarts: 'locality-byte-starts',
+  /** RowGroups.shared() of the postcode rows by a filter column (column: a POSTCODE_GROUPED_COLUMNS name). */
+  postcodeRows: (column: string): string => `postcode-rows:${column}`,
 } as const;

@@ -1,6 +1,6 @@
 // Structures derived from a snapshot that are immutable once built and identical in every worker
 // thread — trigram membership bitmaps, autocomplete's PrefixTop, city kinds, postcode locality
-// offsets — built here once, in the main thread, into SharedArrayBuffers that go to the workers
+// offsets, postcode rows grouped by filter column — built here once, in the main thread, into SharedArrayBuffers that go to the workers
 // with their snapshot (at start a 'derived' message once they listen, Store.adoptDerived; on a
 // swap with the bytes in snapshot-prepare, SnapshotBytes.derived), so they belong to their
 // snapshot and go with it. Each worker thread adopts them instead of building its own copy
@@ -52,7 +52,9 @@ function deriveStructures(bytes: SnapshotBytes): Record<string, SharedArrayBuffe
   const sharedKinds = new SharedArrayBuffer(kinds.byteLength);
   new Uint8Array(sharedKinds).set(kinds);
   derived[SHARED.cityKinds] = sharedKinds;
-  derived[SHARED.localityByteStarts] = new PostcodeEngine(store).sharedLocalityByteStarts();
+  const postcodes = new PostcodeEngine(store);
+  derived[SHARED.localityByteStarts] = postcodes.sharedLocalityByteStarts();
+  Object.assign(derived, postcodes.sharedRowGroups());
   return derived;
 }
 

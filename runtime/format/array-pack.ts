@@ -29,14 +29,24 @@ export class ArrayPackBuilder {
   }
 
   finish(): Uint8Array {
+    return this.writeInto((bytes) => new Uint8Array(bytes));
+  }
+
+  /** The same bytes in a SharedArrayBuffer: structures built once and read by every worker thread. */
+  finishShared(): SharedArrayBuffer {
+    // Written in place: a copy of large structures costs their size again in fresh pages.
+    return this.writeInto((bytes) => new Uint8Array(new SharedArrayBuffer(bytes))).buffer as SharedArrayBuffer;
+  }
+
+  private writeInto(allocate: (bytes: number) => Uint8Array): Uint8Array {
     let offset = align8(HEAD_BYTES + ENTRY_BYTES * this.arrays.length);
     const offsets: number[] = [];
     for (const array of this.arrays) {
       offsets.push(offset);
       offset = align8(offset + array.byteLength);
     }
-    const out = new Uint8Array(offset);
-    const view = new DataView(out.buffer);
+    const out = allocate(offset);
+    const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
     view.setUint32(0, PACK_MAGIC, true);
     view.setUint32(4, PACK_VERSION, true);
     view.setUint32(8, this.arrays.length, true);
@@ -50,14 +60,6 @@ export class ArrayPackBuilder {
       out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), offsets[i]!);
     });
     return out;
-  }
-
-  /** The same bytes in a SharedArrayBuffer: structures built once and read by every worker thread. */
-  finishShared(): SharedArrayBuffer {
-    const bytes = this.finish();
-    const shared = new SharedArrayBuffer(bytes.byteLength);
-    new Uint8Array(shared).set(bytes);
-    return shared;
   }
 }
 

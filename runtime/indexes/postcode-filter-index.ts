@@ -249,6 +249,16 @@ export class PostcodeFilterIndex {
     );
   }
 
+  /** Distinct localities over every country (localityByRow's values are 0 … localityCount − 1, or -1). */
+  get localityCount(): number {
+    return this.localityCharStart.length;
+  }
+
+  /** Distinct state codes (stateCodeByRow's values are 0 … stateCodeCount − 1, or -1). */
+  get stateCodeCount(): number {
+    return this.stateCodeIndex.size;
+  }
+
   /** Column value of an upper-cased state code, or -1 when no row has it. */
   stateCodeValue(stateCodeKey: string): number {
     return this.stateCodeIndex.get(stateCodeKey) ?? -1;

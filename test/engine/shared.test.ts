@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { engineFor } from '../../runtime/engine/index.js';
+import { POSTCODE_GROUPED_COLUMNS } from '../../runtime/engine/postcodes/engine.js';
 import { autocompleteSearch } from '../../runtime/engine/search/autocomplete.js';
 import { fuzzySearch } from '../../runtime/engine/search/fuzzy.js';
 import { RowRanges, filterRows } from '../../runtime/engine/search/row-filter.js';
@@ -61,7 +62,7 @@ describe('shared structures (built once by the main thread)', () => {
     const shared = withSharedStructures(bytes, (message) => assert.fail(message));
     assert.equal(shared.sections, bytes.sections, 'the sections themselves are not copied');
     const names = Object.keys(shared.derived ?? {});
-    for (const name of [SHARED.trigramLongLists(trigramSection('cities')), SHARED.prefixTop('cities'), SHARED.cityKinds, SHARED.localityByteStarts]) assert.ok(names.includes(name), name);
+    for (const name of [SHARED.trigramLongLists(trigramSection('cities')), SHARED.prefixTop('cities'), SHARED.cityKinds, SHARED.localityByteStarts, ...POSTCODE_GROUPED_COLUMNS.map(SHARED.postcodeRows)]) assert.ok(names.includes(name), name);
     for (const buffer of Object.values(shared.derived!)) assert.ok(buffer instanceof SharedArrayBuffer);
     assert.equal(openStore(bytes).derived(SHARED.cityKinds), null, 'a store over plain bytes has none');
   });
@@ -83,7 +84,9 @@ describe('shared structures (built once by the main thread)', () => {
         const name = record.locality_name ?? record.code;
         const q = matchKey(name.slice(Math.floor(random() * 2), 2 + Math.floor(random() * 6)));
         if (q === '') continue;
-        const request = { countryRow: row, filters: { q, stateCode: null, cityId: null, type: null }, afterRow: null, limit: 20 };
+        // Every other one also filtered by the record's state code (the walk of its row group).
+        const stateCode = i % 2 === 1 && record.state_code ? record.state_code.toUpperCase() : null;
+        const request = { countryRow: row, filters: { q, stateCode, cityId: null, type: null }, afterRow: null, limit: 20 };
         assert.deepEqual(postcodes[1]!.search(request), postcodes[0]!.search(request), `country row ${row}, q ${JSON.stringify(q)}`);
       }
     }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { PostcodeEngine } from '../../../runtime/engine/postcodes/engine.js';
+import { PostcodeEngine, type PostcodeFilters } from '../../../runtime/engine/postcodes/engine.js';
 import { POSTCODE_FILTERS_SECTION } from '../../../runtime/format/sections.js';
 import { PostcodeFilterIndex } from '../../../runtime/indexes/postcode-filter-index.js';
 import type { Store } from '../../../runtime/store/types.js';
@@ -84,6 +84,21 @@ describe('postcodes on the full dataset', { skip: fullDatasetSkip() }, () => {
     const rnd = random(20250115);
     for (const iso2 of ['SE', 'DE', 'GB', 'JE', 'CA', 'NL']) {
       checkRandomSearches(store, iso2, recordsOfCountry(store, iso2), rnd, 12, 100);
+    }
+  });
+
+  test('pages through MX filters walked by row group, by merging the sources of q and by scanning: the brute-force answer (property)', () => {
+    // MX has 144,600 rows: "902" matches one locality and codes near its end, "94" ten localities,
+    // "50" 36, "a" 98,198 (more than a merge takes: scanned with marks); a state walks its group.
+    const mxRecords = recordsOfCountry(store, 'MX');
+    const mx = engine.countryRow('MX');
+    const cases: Partial<PostcodeFilters>[] = [
+      { q: '902' }, { q: '94' }, { q: '50' }, { q: 'a' }, { stateCode: 'ZAC' }, { q: 'a', stateCode: 'ZAC' },
+      { q: '94', stateCode: 'ZAC' }, { q: '50', type: 'full' }, { stateCode: 'ZAC', type: 'nope' },
+    ];
+    for (const partial of cases) {
+      const filters: PostcodeFilters = { q: null, stateCode: null, cityId: null, type: null, ...partial };
+      for (const limit of [7, 100]) assert.deepEqual(pageThrough(engine, mx, filters, limit).ids, expectedIds(mxRecords, filters), `${JSON.stringify(partial)} limit ${limit}`);
     }
   });
 
