@@ -6,7 +6,8 @@
 //   set that holds every answer: the country's range, the group of the state code or city id
 //   (RowGroups), or for q the code-prefix range merged with the groups of the localities q
 //   matches; so a filter matching few rows late in a large country costs those rows, not the
-//   country (a scan of Mexico's 144,600 rows for a locality near its end took ~0.5 ms).
+//   country (a scan of Mexico's 144,600 rows for a locality near its end took ~0.5 ms). A q
+//   matching many localities is tested per row against its memoised bitset of them.
 import { POSTCODE_FILTERS_SECTION, POSTCODE_KEYS_SECTION } from '../../format/sections.js';
 import { matchLocalities, PostcodeFilterIndex } from '../../indexes/postcode-filter-index.js';
 import { RowGroups } from '../../indexes/row-groups.js';
@@ -58,10 +59,23 @@ export interface SearchPage {
  * Bounded memo of the localities matching q per (country, q), per thread: pages of one search,
  * and the same search from other clients, reuse them. Lists of matched localities (4 bytes per
  * match; a few per q): the 3,315 distinct (country, q) of bench:report's postcode pages hold 26 KB
- * of them, where marks of a bit per locality took 5.6 MB and kept this memo churning.
+ * of them, where marks of a bit per locality took 5.6 MB and kept this memo churning. Only a q
+ * matching more than MERGE_MAX_LOCALITIES is held as a bitset (LocalityMatches), where that is
+ * at most ~4× the list's bytes on the full dataset (Japan: 15 KB for its 120,673 localities).
  */
 const LOCALITY_MATCHES_MAX_BYTES = 1024 * 1024;
 const NO_MATCH = new Int32Array(0);
+
+/**
+ * The localities a q matches (indexes − the country's localityStart): an ascending list, or, when
+ * there are more than MERGE_MAX_LOCALITIES, a bitset over the country's localities, memoised as
+ * such: a page then tests its rows' localities without marking thousands of them first (marking
+ * and clearing Mexico's 98,198 for "a" took ~0.25 ms a page).
+ */
+type LocalityMatches = Int32Array | Uint8Array;
+
+/** Whether bit `i` of `bits` is set. */
+const hasBit = (bits: Uint8Array, i: number): boolean => ((bits[i >> 3]! >> (i & 7)) & 1) === 1;
 
 /**
  * q drives the walk by merging its sources (the code-prefix range and each matched locality's
@@ -82,7 +96,7 @@ export class PostcodeEngine {
   private readonly keys: StringTable;
   private readonly columns: PostcodeFilterIndex;
   private readonly localityMatches = new LocalityMatchMemo(LOCALITY_MATCHES_MAX_BYTES);
-  /** Per locality of the country being scanned: 1 when q matches it (set from a memo's list, cleared after the scan). */
+  /** A bitset per locality of the country being walked: q's listed matches, set for one page and cleared after. */
   private localityScratch = new Uint8Array(0);
   /** The rows grouped by filter column (shared by the main thread, or built here on first use). */
   private groups: FilterGroups | null = null;
@@ -207,7 +221,7 @@ export class PostcodeEngine {
     // marked per distinct locality of the country.
     let prefixStart = 0;
     let prefixEnd = 0;
-    let matched: Int32Array | null = null;
+    let matched: LocalityMatches | null = null;
     let localityBase = 0;
     if (filters.q !== null) {
       const prefix = postcodeKey(filters.q);
@@ -227,7 +241,7 @@ export class PostcodeEngine {
       }
       const localities = columns.localitiesOfRange(countryStart);
       localityBase = localities.localityStart;
-      matched = this.localityMatchesFor(request.countryRow, filters.q, () => matchLocalities(localities, filters.q!));
+      matched = this.localityMatchesFor(request.countryRow, filters.q, localities.localityEnd - localityBase, () => matchLocalities(localities, filters.q!));
       if (matched === null) {
         // Only code matches are possible: walk just their range.
         start = Math.max(start, prefixStart);
@@ -251,18 +265,18 @@ export class PostcodeEngine {
       if (count < walkRows) [walkRows, walkGroup, walkValue] = [count, groups.city, cityId];
     }
     let mergeQ = false;
-    if (matched !== null && matched.length <= MERGE_MAX_LOCALITIES) {
+    if (matched instanceof Int32Array) {
       let count = Math.max(0, Math.min(prefixEnd, end) - Math.max(prefixStart, start));
       for (let i = 0; i < matched.length; i++) count += groups.locality.countIn(localityBase + matched[i]!, start, end);
       if (count < walkRows) [walkRows, walkGroup, mergeQ] = [count, null, true];
     }
     if (walkRows === 0) return empty;
 
-    const marks = matched === null || mergeQ ? null : this.marksOf(matched);
+    const marks = matched === null || mergeQ ? null : matched instanceof Uint8Array ? matched : this.marksOf(matched);
     const rows: number[] = [];
     const wanted = limit + 1;
     if (mergeQ) {
-      this.mergeQ(this.otherFilters(stateValue, cityId, typeValue), matched!, localityBase, Math.max(prefixStart, start), Math.min(prefixEnd, end), start, end, rows, wanted);
+      this.mergeQ(this.otherFilters(stateValue, cityId, typeValue), matched as Int32Array, localityBase, Math.max(prefixStart, start), Math.min(prefixEnd, end), start, end, rows, wanted);
     } else {
       // The range's rows, or the group's; the filters tested inline: this loop is the hot one.
       const { stateCodeByRow, cityIdByRow, typeByRow, localityByRow } = columns;
@@ -275,12 +289,12 @@ export class PostcodeEngine {
         if (typeValue >= 0 && typeByRow[row] !== typeValue) continue;
         if (marks !== null && (row < prefixStart || row >= prefixEnd)) {
           const locality = localityByRow[row]!;
-          if (locality < 0 || marks[locality - localityBase] !== 1) continue;
+          if (locality < 0 || !hasBit(marks, locality - localityBase)) continue;
         }
         if (rows.push(row) === wanted) break;
       }
     }
-    if (marks !== null) for (let i = 0; i < matched!.length; i++) marks[matched![i]!] = 0;
+    if (marks !== null && matched instanceof Int32Array) for (let i = 0; i < matched.length; i++) marks[matched[i]! >> 3] = 0;
     const hasMore = rows.length > limit;
     if (hasMore) rows.length = limit;
     return { rows, hasMore };
@@ -364,20 +378,27 @@ export class PostcodeEngine {
     heapSource[at] = source;
   }
 
-  /** The scratch marks of the `matched` localities (indexes − localityStart); the caller clears them. */
+  /** The scratch bitset with the listed `matched` localities (indexes − localityStart) set; the caller clears their bytes. */
   private marksOf(matched: Int32Array): Uint8Array {
-    const needed = matched[matched.length - 1]! + 1; // ascending
+    const needed = (matched[matched.length - 1]! >> 3) + 1; // ascending
     if (this.localityScratch.length < needed) this.localityScratch = new Uint8Array(Math.max(needed, this.localityScratch.length * 2));
     const marks = this.localityScratch;
-    for (let i = 0; i < matched.length; i++) marks[matched[i]!] = 1;
+    for (let i = 0; i < matched.length; i++) marks[matched[i]! >> 3]! |= 1 << (matched[i]! & 7);
     return marks;
   }
 
-  private localityMatchesFor(countryRow: number, q: string, compute: () => Int32Array | null): Int32Array | null {
+  /** The memoised matches of q among the country's `localityCount` localities (LocalityMatches), or null when none. */
+  private localityMatchesFor(countryRow: number, q: string, localityCount: number, compute: () => Int32Array | null): LocalityMatches | null {
     const key = `${countryRow}\u0000${q}`;
     const cached = this.localityMatches.get(key);
     if (cached !== undefined) return cached === NO_MATCH ? null : cached;
-    const matched = compute() ?? NO_MATCH;
+    const list = compute();
+    let matched: LocalityMatches = list ?? NO_MATCH;
+    if (list !== null && list.length > MERGE_MAX_LOCALITIES) {
+      const bits = new Uint8Array((localityCount + 7) >> 3);
+      for (let i = 0; i < list.length; i++) bits[list[i]! >> 3]! |= 1 << (list[i]! & 7);
+      matched = bits;
+    }
     this.localityMatches.set(key, matched);
     return matched === NO_MATCH ? null : matched;
   }

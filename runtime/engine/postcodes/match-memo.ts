@@ -6,12 +6,13 @@
 // and a set: a hole in the Map's table each time, and a new table when they fill it).
 
 /** What a slot's bytes count: its list and its key's UTF-16 units. */
-const bytesOf = (key: string, matched: Int32Array): number => matched.byteLength + key.length * 2;
+const bytesOf = (key: string, matched: Int32Array | Uint8Array): number => matched.byteLength + key.length * 2;
 
 export class LocalityMatchMemo {
   private readonly slotByKey = new Map<string, number>();
   private readonly keys: string[] = [];
-  private readonly lists: Int32Array[] = [];
+  /** Lists of matched localities, or bitsets of them (the engine's LocalityMatches). */
+  private readonly lists: (Int32Array | Uint8Array)[] = [];
   /** 1: used since the hand last passed the slot. */
   private used = new Uint8Array(64);
   private readonly freeSlots: number[] = [];
@@ -29,7 +30,7 @@ export class LocalityMatchMemo {
   }
 
   /** The list held for `key` (its slot marked used), or undefined. */
-  get(key: string): Int32Array | undefined {
+  get(key: string): Int32Array | Uint8Array | undefined {
     const slot = this.slotByKey.get(key);
     if (slot === undefined) return undefined;
     this.used[slot] = 1;
@@ -37,7 +38,7 @@ export class LocalityMatchMemo {
   }
 
   /** Holds `matched` for `key` (not held yet), then evicts other slots, least recently used first by second chance, until within the budget. */
-  set(key: string, matched: Int32Array): void {
+  set(key: string, matched: Int32Array | Uint8Array): void {
     let slot = this.freeSlots.pop();
     if (slot === undefined) {
       slot = this.keys.length;
