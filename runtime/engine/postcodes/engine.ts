@@ -77,6 +77,12 @@ type LocalityMatches = Int32Array | Uint8Array;
 /** Whether bit `i` of `bits` is set. */
 const hasBit = (bits: Uint8Array, i: number): boolean => ((bits[i >> 3]! >> (i & 7)) & 1) === 1;
 
+/** Sets the bits of `indexes` in `bits`; returns `bits`. */
+function setBits(bits: Uint8Array, indexes: Int32Array): Uint8Array {
+  for (let i = 0; i < indexes.length; i++) bits[indexes[i]! >> 3]! |= 1 << (indexes[i]! & 7);
+  return bits;
+}
+
 /**
  * q drives the walk by merging its sources (the code-prefix range and each matched locality's
  * group) only up to this many localities: counting its rows and starting the merge take two
@@ -382,9 +388,7 @@ export class PostcodeEngine {
   private marksOf(matched: Int32Array): Uint8Array {
     const needed = (matched[matched.length - 1]! >> 3) + 1; // ascending
     if (this.localityScratch.length < needed) this.localityScratch = new Uint8Array(Math.max(needed, this.localityScratch.length * 2));
-    const marks = this.localityScratch;
-    for (let i = 0; i < matched.length; i++) marks[matched[i]! >> 3]! |= 1 << (matched[i]! & 7);
-    return marks;
+    return setBits(this.localityScratch, matched);
   }
 
   /** The memoised matches of q among the country's `localityCount` localities (LocalityMatches), or null when none. */
@@ -393,12 +397,7 @@ export class PostcodeEngine {
     const cached = this.localityMatches.get(key);
     if (cached !== undefined) return cached === NO_MATCH ? null : cached;
     const list = compute();
-    let matched: LocalityMatches = list ?? NO_MATCH;
-    if (list !== null && list.length > MERGE_MAX_LOCALITIES) {
-      const bits = new Uint8Array((localityCount + 7) >> 3);
-      for (let i = 0; i < list.length; i++) bits[list[i]! >> 3]! |= 1 << (list[i]! & 7);
-      matched = bits;
-    }
+    const matched: LocalityMatches = list === null ? NO_MATCH : list.length > MERGE_MAX_LOCALITIES ? setBits(new Uint8Array((localityCount + 7) >> 3), list) : list;
     this.localityMatches.set(key, matched);
     return matched === NO_MATCH ? null : matched;
   }
