@@ -197,10 +197,10 @@ function pad(cells: string[], widths: number[]): string {
   return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
 }
 
-export function printTable(header: string[], rows: string[][]): void {
+export function printTable(header: string[], rows: string[][], print: (line: string) => void = (line) => console.log(line)): void {
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));
-  console.log(pad(header, widths));
-  for (const row of rows) console.log(pad(row, widths));
+  print(pad(header, widths));
+  for (const row of rows) print(pad(row, widths));
 }
 
 /** A geoapi `serve` from a compiled checkout (its dist/), one listener on an ephemeral port. */

@@ -13,6 +13,7 @@ const SUITES: Record<string, { module: string; fn: string }> = {
   swap: { module: './swap.bench.js', fn: 'runSwapBench' },
   typos: { module: './typos.bench.js', fn: 'runTyposBench' },
   render: { module: './render.bench.js', fn: 'runRenderBench' },
+  path: { module: './request-path.bench.js', fn: 'runRequestPathBench' },
 };
 
 async function main(): Promise<void> {

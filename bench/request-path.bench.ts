@@ -1,0 +1,223 @@
+// Where the time of a distinct search request goes, in process (issue 16). The distinct
+// autocomplete and fuzzy requests the http suite's distinct phase sends (test/support/search-queries.ts
+// over the snapshot's city names), each layer timed over all of them in the same order, the layers
+// alternated round by round (the first rounds warm up and are not kept):
+//   engine    the search alone: ranked rows and scores (autocompleteSearch / fuzzySearch with the
+//             handler's defaults), what the PostgreSQL query of the search bench returns;
+//   handler   the operation: its parameters, the search, the rows' fields written as JSON from
+//             their record bytes (projection, labels, scores);
+//   pipeline  the worker's request pipeline around the handler (runtime/http/app.ts with a stand-in
+//             for uWS, the response cache off as in the distinct phase): key lookup, plan gate,
+//             strict query parse, the handler, the ETag, headers, one write call.
+// Each layer's share is what it adds to the one before. What uWS and the kernel add (reading the
+// request, the socket write) is the http suite's CPU per distinct request less the pipeline's.
+// Run: `npm run bench -- path` (GEOAPI_BENCH_SNAPSHOT: the snapshot, e.g. the full dataset's;
+// GEOAPI_BENCH_DISTINCT: requests per operation, 2000).
+import assert from 'node:assert/strict';
+import { KeyIndex, withMemoryKey } from '../runtime/access/key-index.js';
+import { parsePolicy, readPolicyText, DEFAULT_POLICY_FILE } from '../runtime/access/policy.js';
+import { noQuotaGate } from '../runtime/access/quota-hook.js';
+import { autocompleteSearch } from '../runtime/engine/search/autocomplete.js';
+import { searchContext } from '../runtime/engine/search/context.js';
+import { fuzzySearch } from '../runtime/engine/search/fuzzy.js';
+import { RowRanges } from '../runtime/engine/search/row-filter.js';
+import { buildApp } from '../runtime/http/app.js';
+import { RequestObserver } from '../runtime/http/observe.js';
+import type { UwsApp, UwsHttpRequest, UwsHttpResponse, UwsModule } from '../runtime/http/uws.js';
+import { allOperations, preparationStepsFor } from '../runtime/routes/registry.js';
+import { AUTOCOMPLETE_LIMIT_DEFAULT } from '../runtime/routes/search/autocomplete.js';
+import { FUZZY_LIMIT_DEFAULT } from '../runtime/routes/search/fuzzy.js';
+import { thresholdParam } from '../runtime/routes/search/params.js';
+import type { Operation } from '../runtime/routes/types.js';
+import { loadStore } from '../runtime/store/index.js';
+import type { Store } from '../runtime/store/types.js';
+import { matchKey } from '../runtime/text/normalise.js';
+import { searchQuerySets } from '../test/support/search-queries.js';
+import { printTable } from './http.bench.js';
+import { benchContext } from './request-context.js';
+import { benchSnapshotDir } from './wrk.js';
+
+const WARMUP_ROUNDS = 2;
+const TIMED_ROUNDS = 5;
+const KEY = 'bench-request-path-key';
+
+type Layer = 'engine' | 'handler' | 'pipeline';
+const LAYERS: readonly Layer[] = ['engine', 'handler', 'pipeline'];
+
+/** A GET as uWS hands it over: the key header, the path, the raw query. */
+function standInRequest(path: string, query: string): UwsHttpRequest {
+  return {
+    getHeader: (name) => (name === 'x-geoapi-key' ? KEY : ''),
+    getParameter: () => '',
+    getUrl: () => path,
+    getMethod: () => 'get',
+    getQuery: () => query,
+    forEach: (cb) => cb('x-geoapi-key', KEY),
+  };
+}
+
+/** Takes the answer: its status and the bytes of its body. */
+class StandInResponse {
+  status = '';
+  bodyBytes = 0;
+  writeStatus(status: string): this {
+    this.status = status;
+    return this;
+  }
+  writeHeader(): this {
+    return this;
+  }
+  end(body?: string | Uint8Array): this {
+    this.bodyBytes += body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    return this;
+  }
+  endWithoutBody(): this {
+    return this;
+  }
+  cork(cb: () => void): this {
+    cb();
+    return this;
+  }
+  onAborted(): this {
+    return this;
+  }
+  onData(): this {
+    return this;
+  }
+  close(): this {
+    return this;
+  }
+}
+
+/** The worker's app over `store` with a stand-in for uWS: the GET handler of each route pattern. */
+function pipelineOf(store: Store, operations: readonly Operation[]): Map<string, (res: UwsHttpResponse, req: UwsHttpRequest) => void> {
+  const handlers = new Map<string, (res: UwsHttpResponse, req: UwsHttpRequest) => void>();
+  const app = {
+    get(pattern: string, handler: (res: UwsHttpResponse, req: UwsHttpRequest) => void) {
+      handlers.set(pattern, handler);
+      return app;
+    },
+    head: () => app,
+    options: () => app,
+    any: () => app,
+    listen: () => undefined,
+  };
+  const uws = { App: () => app as unknown as UwsApp } as unknown as UwsModule;
+  const policy = parsePolicy(readPolicyText(DEFAULT_POLICY_FILE), DEFAULT_POLICY_FILE, [], null);
+  const plan = Object.values(policy.plans).reduce((top, candidate) => (candidate.rank > top.rank ? candidate : top));
+  const keys = new KeyIndex(withMemoryKey({ secret: '00'.repeat(32), entries: [] }, { id: 'bench', plan: plan.name, plaintext: KEY }), policy);
+  const observer = new RequestObserver(operations.map((op) => op.name), { metrics: true, accessLog: false, slowMs: 60_000 }, () => undefined);
+  buildApp({ uws, operations, store, state: { policy, keys, quota: noQuotaGate, draining: false, warm: true }, fixedNowMs: null, threadIndex: 0, responseCacheBytes: 0, observer, log: () => undefined });
+  return handlers;
+}
+
+interface Operand {
+  name: 'autocomplete' | 'fuzzy';
+  path: string;
+  queries: string[];
+  engine(q: string, key: string): void;
+}
+
+export interface RequestPathOptions {
+  snapshotDir?: string;
+  /** Distinct requests per operation (GEOAPI_BENCH_DISTINCT, 2000). */
+  perOperation?: number;
+  /** Timed rounds after the warm-up rounds (5). */
+  rounds?: number;
+  print?: (line: string) => void;
+}
+
+/** One row of the table: an operation's layer, its mean µs per request and what it adds. */
+export interface LayerTime {
+  operation: 'autocomplete' | 'fuzzy';
+  layer: Layer;
+  micros: number;
+  addedMicros: number;
+}
+
+export async function runRequestPathBench(options: RequestPathOptions = {}): Promise<LayerTime[]> {
+  const snapshotDir = options.snapshotDir ?? (await benchSnapshotDir());
+  const perOperation = options.perOperation ?? Number(process.env['GEOAPI_BENCH_DISTINCT'] ?? 2000);
+  const timedRounds = options.rounds ?? TIMED_ROUNDS;
+  const print = options.print ?? ((line: string) => console.log(line));
+  const store = loadStore(snapshotDir);
+  // What the server prepares before it says ready: no layer pays a first use.
+  for (const step of preparationStepsFor(store)) step();
+  const operations = allOperations();
+  const handlers = pipelineOf(store, operations);
+  const cities = searchContext(store).indexes('cities');
+  const everyCity = RowRanges.all(store.cities.count);
+  const sets = searchQuerySets({ count: store.cities.count, name: (row) => store.cities.nameAt(row) }, perOperation);
+  const distinct = (queries: { q?: string }[]): string[] => [...new Set(queries.map((query) => query.q!))];
+  const threshold = thresholdParam(benchContext(store, {}));
+  const operands: Operand[] = [
+    { name: 'autocomplete', path: '/v1/search/autocomplete', queries: distinct(sets.autocomplete), engine: (q, key) => autocompleteSearch(cities, { q, key, rows: everyCity, limit: AUTOCOMPLETE_LIMIT_DEFAULT }) },
+    { name: 'fuzzy', path: '/v1/search/fuzzy', queries: distinct(sets.fuzzySearch), engine: (q) => fuzzySearch(cities, { q, threshold, rows: everyCity, limit: FUZZY_LIMIT_DEFAULT }) },
+  ];
+  print(`snapshot ${snapshotDir}: ${store.cities.count.toLocaleString('en-US')} cities; ${operands.map((o) => `${o.queries.length} distinct ${o.name} requests`).join(', ')}; ${timedRounds} timed rounds after ${WARMUP_ROUNDS}, the layers alternated`);
+
+  const rows: string[][] = [];
+  const times: LayerTime[] = [];
+  for (const operand of operands) {
+    const op = operations.find((candidate) => candidate.path === operand.path)!;
+    const handler = handlers.get(operand.path)!;
+    const trimmed = operand.queries.map((q) => q.trim());
+    const keys = trimmed.map(matchKey);
+    const contexts = operand.queries.map((q) => benchContext(store, { q }));
+    const rawQueries = operand.queries.map((q) => `q=${encodeURIComponent(q)}`);
+    const response = new StandInResponse();
+    // Every request answers 200 through the pipeline, with the handler's bytes.
+    for (let i = 0; i < operand.queries.length; i++) {
+      const reply = op.handle(contexts[i]!);
+      const body = 'render' in reply ? reply.render() : reply.body;
+      const before = response.bodyBytes;
+      handler(response as unknown as UwsHttpResponse, standInRequest(operand.path, rawQueries[i]!));
+      assert.equal(response.status, '200 OK', `${operand.path}?${rawQueries[i]}`);
+      assert.equal(response.bodyBytes - before, typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength, `${operand.path}?${rawQueries[i]}: the same body`);
+    }
+    const run: Record<Layer, () => void> = {
+      engine: () => {
+        for (let i = 0; i < trimmed.length; i++) operand.engine(trimmed[i]!, keys[i]!);
+      },
+      handler: () => {
+        for (const ctx of contexts) {
+          const reply = op.handle(ctx);
+          if ('render' in reply) reply.render();
+        }
+      },
+      pipeline: () => {
+        for (const raw of rawQueries) handler(response as unknown as UwsHttpResponse, standInRequest(operand.path, raw));
+      },
+    };
+    const micros: Record<Layer, number[]> = { engine: [], handler: [], pipeline: [] };
+    for (let round = 0; round < WARMUP_ROUNDS + timedRounds; round++) {
+      // The order rotates so that no layer always runs right after the same one.
+      for (let j = 0; j < LAYERS.length; j++) {
+        const layer = LAYERS[(round + j) % LAYERS.length]!;
+        const started = performance.now();
+        run[layer]();
+        if (round >= WARMUP_ROUNDS) micros[layer].push(((performance.now() - started) * 1000) / operand.queries.length);
+      }
+    }
+    const median = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+    const engine = median(micros.engine);
+    const handlerMicros = median(micros.handler);
+    const pipeline = median(micros.pipeline);
+    const share = (us: number): string => `${((100 * us) / pipeline).toFixed(0)} %`;
+    const spread = (layer: Layer): string => `${Math.min(...micros[layer]).toFixed(1)}–${Math.max(...micros[layer]).toFixed(1)}`;
+    times.push(
+      { operation: operand.name, layer: 'engine', micros: engine, addedMicros: engine },
+      { operation: operand.name, layer: 'handler', micros: handlerMicros, addedMicros: handlerMicros - engine },
+      { operation: operand.name, layer: 'pipeline', micros: pipeline, addedMicros: pipeline - handlerMicros },
+    );
+    rows.push(
+      [operand.name, 'engine: the search', `${engine.toFixed(1)} (${spread('engine')})`, engine.toFixed(1), share(engine)],
+      [operand.name, 'handler: + parameters, fields written as JSON', `${handlerMicros.toFixed(1)} (${spread('handler')})`, (handlerMicros - engine).toFixed(1), share(handlerMicros - engine)],
+      [operand.name, 'pipeline: + key, gate, query parse, ETag, headers, write', `${pipeline.toFixed(1)} (${spread('pipeline')})`, (pipeline - handlerMicros).toFixed(1), share(pipeline - handlerMicros)],
+    );
+  }
+  print('\nMean µs per distinct request, in process (median of the rounds; their range in brackets); each layer adds to the one before:');
+  printTable(['operation', 'layer', 'µs per request', 'added µs', 'share of the pipeline'], rows, print);
+  print('\nOver HTTP the worker also reads each request and writes its answer (uWS, the kernel): `npm run bench -- http`, distinct phase, gives the CPU per request; less the pipeline\'s is that part.');
+  return times;
+}
