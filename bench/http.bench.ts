@@ -19,7 +19,8 @@
 // path. Every distinct target's body is checked byte for byte against "before" when it runs.
 // Reported per route: requests/s, the ratios, latency p50/p99, the server process's CPU per
 // request (from /proc: far steadier than requests/s when other processes share the machine; the
-// CPU ratio is the capacity ratio with a core each). Then, per small non-search route, geoapi
+// CPU ratio is the capacity ratio with a core each) and, against the bare handler, its busiest
+// thread's (geoapi's request thread with one worker: the rest is its other threads'). Then, per small non-search route, geoapi
 // alone at a fixed rate of half its measured peak, with an open-loop generator (bench/open-loop.ts:
 // latency from each request's due time, no coordinated omission): target p99 < 5 ms.
 //
@@ -38,7 +39,7 @@
 // On a 2-core machine the generator and the server share the CPU: compare ratios, not absolutes,
 // and read the load average printed before and after (other processes distort both).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
@@ -77,6 +78,11 @@ export interface RunResult {
   requests: number;
   /** The server process's CPU time (all threads, user + system) per request, in µs; NaN without /proc. */
   cpuMicrosPerRequest: number;
+  /**
+   * The CPU time of the process's busiest thread per request, in µs (NaN without /proc): with one
+   * worker thread, geoapi's request thread; the rest of cpuMicrosPerRequest is its other threads'.
+   */
+  threadMicrosPerRequest?: number;
   p50: number;
   p99: number;
   bad: number;
@@ -145,8 +151,8 @@ export function loadGenerator(): 'wrk' | 'autocannon' {
 /** Clock ticks per second of /proc/<pid>/stat times. */
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 
-/** CPU time (user + system, every thread) of a process in ticks, or NaN where /proc is missing. */
-function cpuTicks(pid: number | undefined): number {
+/** CPU time (user + system, every thread) of a process (or of `pid/task/tid`: one thread) in ticks, or NaN where /proc is missing. */
+function cpuTicks(pid: number | string | undefined): number {
   try {
     // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -156,17 +162,37 @@ function cpuTicks(pid: number | undefined): number {
   }
 }
 
+/** CPU ticks of each thread of a process, by thread id (empty where /proc is missing). */
+function threadTicks(pid: number | undefined): Map<string, number> {
+  const ticks = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) ticks.set(tid, cpuTicks(`${pid}/task/${tid}`));
+  } catch {
+    // No /proc: NaN below.
+  }
+  return ticks;
+}
+
 /**
  * One run against `server`; also measures the server's CPU per request, which depends far less
- * than requests/s on what else the machine runs (and on the load generator's share of the CPU).
+ * than requests/s on what else the machine runs (and on the load generator's share of the CPU),
+ * and its busiest thread's.
  */
 export function load(server: Server, path: string, auth: string | WrkAuth, seconds: number, connections: number, generator: 'wrk' | 'autocannon'): RunResult {
   const url = `${server.url}${path}`;
   const wrkAuth: WrkAuth = typeof auth === 'string' ? { key: auth } : auth;
   if (generator === 'autocannon' && !('key' in wrkAuth)) throw new Error('a wrk script (rotating request targets) needs wrk');
   const before = cpuTicks(server.child.pid);
+  const threadsBefore = threadTicks(server.child.pid);
   const result = generator === 'wrk' ? { ...runWrk(url, wrkAuth, seconds, connections), cpuMicrosPerRequest: NaN } : loadWithAutocannon(url, (wrkAuth as { key: string }).key, seconds, connections);
-  result.cpuMicrosPerRequest = ((cpuTicks(server.child.pid) - before) * 1e6) / CLOCK_TICKS / result.requests;
+  const perRequest = (ticks: number): number => (ticks * 1e6) / CLOCK_TICKS / result.requests;
+  result.cpuMicrosPerRequest = perRequest(cpuTicks(server.child.pid) - before);
+  let busiest = NaN;
+  for (const [tid, ticks] of threadTicks(server.child.pid)) {
+    const spent = ticks - (threadsBefore.get(tid) ?? 0);
+    if (!(spent <= busiest)) busiest = spent;
+  }
+  result.threadMicrosPerRequest = perRequest(busiest);
   return result;
 }
 
@@ -285,8 +311,13 @@ function measure(servers: readonly Server[], routes: readonly BenchRoute[], roun
 const rpsOf = (runs: readonly RunResult[]): number => median(runs.map((r) => r.requestsPerSecond));
 const cpuOf = (runs: readonly RunResult[]): number => median(runs.map((r) => r.cpuMicrosPerRequest));
 
-/** Rows comparing server `a` with server `b` per route: req/s, ratio, CPU µs per request, CPU ratio. */
-function comparisonRows(results: Results, routes: readonly BenchRoute[], a: string, b: string, target: (route: BenchRoute, ratio: number) => string): string[][] {
+const threadOf = (runs: readonly RunResult[]): number => median(runs.map((r) => r.threadMicrosPerRequest ?? NaN));
+
+/**
+ * Rows comparing server `a` with server `b` per route: req/s, ratio, CPU µs per request, CPU
+ * ratio; with `busiest`, also each one's busiest thread's CPU µs per request.
+ */
+function comparisonRows(results: Results, routes: readonly BenchRoute[], a: string, b: string, target: (route: BenchRoute, ratio: number) => string, busiest = false): string[][] {
   return routes.filter((route) => results.get(route.label)?.has(a) && results.get(route.label)?.has(b)).map((route) => {
     const runs = results.get(route.label)!;
     const ra = rpsOf(runs.get(a)!);
@@ -294,7 +325,9 @@ function comparisonRows(results: Results, routes: readonly BenchRoute[], a: stri
     const ca = cpuOf(runs.get(a)!);
     const cb = cpuOf(runs.get(b)!);
     const ratio = ra / rb;
-    return [route.label, String(Math.round(route.bodyBytes)), ra.toFixed(0), rb.toFixed(0), `${ratio.toFixed(2)}×`, target(route, ratio), `${ca.toFixed(1)}/${cb.toFixed(1)}`, `${(cb / ca).toFixed(2)}×`];
+    const row = [route.label, String(Math.round(route.bodyBytes)), ra.toFixed(0), rb.toFixed(0), `${ratio.toFixed(2)}×`, target(route, ratio), `${ca.toFixed(1)}/${cb.toFixed(1)}`, `${(cb / ca).toFixed(2)}×`];
+    if (busiest) row.push(`${threadOf(runs.get(a)!).toFixed(1)}/${threadOf(runs.get(b)!).toFixed(1)}`);
+    return row;
   });
 }
 
@@ -431,8 +464,9 @@ export async function runHttpBench(): Promise<void> {
     };
     console.log('\ngeoapi against a bare uWS handler writing a body of the same size (the limit of any handler here):');
     const bareTarget = (route: BenchRoute, ratio: number): string => (isSearchRoute(route.path) && !route.label.includes('distinct') ? `≥ ${BARE_TARGET}× ${ratio >= BARE_TARGET ? 'met' : 'MISSED'}` : '');
-    printTable(['route', 'bytes', 'geoapi req/s', 'bare req/s', 'geoapi ÷ bare', 'target', 'CPU µs/req g/bare', 'CPU ratio'],
-      [...comparisonRows(results, routes, 'geoapi', 'bare', bareTarget), ...comparisonRows(distinctResults, distinctRoutes, 'geoapi', 'bare', bareTarget)]);
+    printTable(['route', 'bytes', 'geoapi req/s', 'bare req/s', 'geoapi ÷ bare', 'target', 'CPU µs/req g/bare', 'CPU ratio', 'busiest thread µs/req g/bare'],
+      [...comparisonRows(results, routes, 'geoapi', 'bare', bareTarget, true), ...comparisonRows(distinctResults, distinctRoutes, 'geoapi', 'bare', bareTarget, true)]);
+    console.log('busiest thread: the server thread that used the most CPU in the run (geoapi with one worker thread: its request thread); for a distinct search, its µs less the `path` suite\'s pipeline µs are what uWS and the kernel add.');
     if (beforeCli !== null) {
       console.log(`\ngeoapi against "before" (${beforeCheckout}), same snapshot, same settings:`);
       const beforeTarget = (route: BenchRoute, ratio: number): string => (route.label.includes('distinct') ? `≥ ${DISTINCT_TARGET}× ${ratio >= DISTINCT_TARGET ? 'met' : 'MISSED'}` : '');

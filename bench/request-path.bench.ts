@@ -10,7 +10,8 @@
 //             for uWS, the response cache off as in the distinct phase): key lookup, plan gate,
 //             strict query parse, the handler, the ETag, headers, one write call.
 // Each layer's share is what it adds to the one before. What uWS and the kernel add (reading the
-// request, the socket write) is the http suite's CPU per distinct request less the pipeline's.
+// request, the socket write) is the http suite's CPU per distinct request of geoapi's busiest
+// thread (its request thread, with one worker) less the pipeline's.
 // Run: `npm run bench -- path` (GEOAPI_BENCH_SNAPSHOT: the snapshot, e.g. the full dataset's;
 // GEOAPI_BENCH_DISTINCT: requests per operation, 2000).
 import assert from 'node:assert/strict';
@@ -202,6 +203,6 @@ export async function runRequestPathBench(options: RequestPathOptions = {}): Pro
   }
   print('\nMean µs per distinct request, in process (median of the rounds, their range in brackets); what each layer adds to the one below it (the median of the rounds\' differences), and its share of the three:');
   printTable(['operation', 'layer', 'µs per request', 'added µs', 'share'], rows, print);
-  print('\nOver HTTP the worker also reads each request and writes its answer (uWS, the kernel): `npm run bench -- http`, distinct phase, gives the CPU per request; less the pipeline\'s is that part.');
+  print('\nOver HTTP the worker also reads each request and writes its answer (uWS, the kernel): `npm run bench -- http` prints the CPU per distinct request of geoapi\'s busiest thread (its request thread, with one worker); less the pipeline\'s is that part.');
   return times;
 }
