@@ -250,14 +250,20 @@ function fetchBytes(url: string, key: string, agent: http.Agent): Promise<{ stat
   });
 }
 
-/** Distinct autocomplete and fuzzy request targets over the snapshot's city names (test/support/search-queries.ts). */
+/** The distinct autocomplete and fuzzy queries (`q`, as sent) over `cities`' names (test/support/search-queries.ts): the distinct phase's, and the `path` suite's. */
+export async function distinctSearchQueries(cities: { count: number; nameAt(row: number): string }, perOperation: number): Promise<{ autocomplete: string[]; fuzzy: string[] }> {
+  const { searchQuerySets } = await import('../test/support/search-queries.js');
+  const sets = searchQuerySets({ count: cities.count, name: (row) => cities.nameAt(row) }, perOperation);
+  const distinct = (queries: { q?: string }[]): string[] => [...new Set(queries.map((query) => query.q!))];
+  return { autocomplete: distinct(sets.autocomplete), fuzzy: distinct(sets.fuzzySearch) };
+}
+
+/** Distinct autocomplete and fuzzy request targets over the snapshot's city names (distinctSearchQueries). */
 async function distinctSearchTargets(snapshotDir: string, perOperation: number): Promise<{ autocomplete: string[]; fuzzy: string[] }> {
   const { loadStore } = await import('../runtime/store/index.js');
-  const { searchQuerySets } = await import('../test/support/search-queries.js');
-  const cities = loadStore(snapshotDir).cities;
-  const sets = searchQuerySets({ count: cities.count, name: (row) => cities.nameAt(row) }, perOperation);
-  const targets = (path: string, queries: { q?: string }[]): string[] => [...new Set(queries.map((query) => `${path}?q=${encodeURIComponent(query.q!)}`))];
-  return { autocomplete: targets('/v1/search/autocomplete', sets.autocomplete), fuzzy: targets('/v1/search/fuzzy', sets.fuzzySearch) };
+  const queries = await distinctSearchQueries(loadStore(snapshotDir).cities, perOperation);
+  const targets = (path: string, qs: string[]): string[] => qs.map((q) => `${path}?q=${encodeURIComponent(q)}`);
+  return { autocomplete: targets('/v1/search/autocomplete', queries.autocomplete), fuzzy: targets('/v1/search/fuzzy', queries.fuzzy) };
 }
 
 /** A wrk script sending `targets` in turn (each connection's requests walk the list), with the key (and Accept-Encoding when given). */

@@ -15,7 +15,6 @@
 // Run: `npm run bench -- path` (GEOAPI_BENCH_SNAPSHOT: the snapshot, e.g. the full dataset's;
 // GEOAPI_BENCH_DISTINCT: requests per operation, 2000).
 import assert from 'node:assert/strict';
-import { KeyIndex, withMemoryKey } from '../runtime/access/key-index.js';
 import { parsePolicy, readPolicyText, DEFAULT_POLICY_FILE } from '../runtime/access/policy.js';
 import { noQuotaGate } from '../runtime/access/quota-hook.js';
 import { autocompleteSearch } from '../runtime/engine/search/autocomplete.js';
@@ -24,7 +23,7 @@ import { fuzzySearch } from '../runtime/engine/search/fuzzy.js';
 import { RowRanges } from '../runtime/engine/search/row-filter.js';
 import { buildApp } from '../runtime/http/app.js';
 import { RequestObserver } from '../runtime/http/observe.js';
-import { StandInResponse } from '../runtime/http/pipeline-warm-up.js';
+import { StandInResponse, warmUpKeys } from '../runtime/http/pipeline-warm-up.js';
 import type { UwsApp, UwsHttpRequest, UwsHttpResponse, UwsModule } from '../runtime/http/uws.js';
 import { allOperations, preparationStepsFor } from '../runtime/routes/registry.js';
 import { AUTOCOMPLETE_LIMIT_DEFAULT } from '../runtime/routes/search/autocomplete.js';
@@ -34,27 +33,25 @@ import type { Operation } from '../runtime/routes/types.js';
 import { loadStore } from '../runtime/store/index.js';
 import type { Store } from '../runtime/store/types.js';
 import { matchKey } from '../runtime/text/normalise.js';
-import { searchQuerySets } from '../test/support/search-queries.js';
-import { printTable } from './http.bench.js';
+import { distinctSearchQueries, median, printTable } from './http.bench.js';
 import { benchContext } from './request-context.js';
 import { benchSnapshotDir } from './wrk.js';
 
 const WARMUP_ROUNDS = 2;
 const TIMED_ROUNDS = 7;
-const KEY = 'bench-request-path-key';
 
 type Layer = 'engine' | 'handler' | 'pipeline';
 const LAYERS: readonly Layer[] = ['engine', 'handler', 'pipeline'];
 
-/** A GET as uWS hands it over: the key header, the path, the raw query. */
-function standInRequest(path: string, query: string): UwsHttpRequest {
+/** A GET as uWS hands it over: the key header, the path, the raw query (no Accept-Encoding, as in the distinct phase). */
+function standInRequest(key: string, path: string, query: string): UwsHttpRequest {
   return {
-    getHeader: (name) => (name === 'x-geoapi-key' ? KEY : ''),
+    getHeader: (name) => (name === 'x-geoapi-key' ? key : ''),
     getParameter: () => '',
     getUrl: () => path,
     getMethod: () => 'get',
     getQuery: () => query,
-    forEach: (cb) => cb('x-geoapi-key', KEY),
+    forEach: (cb) => cb('x-geoapi-key', key),
   };
 }
 
@@ -68,8 +65,8 @@ class KeepingResponse extends StandInResponse {
   }
 }
 
-/** The worker's app over `store` with a stand-in for uWS: the GET handler of each route pattern. */
-function pipelineOf(store: Store, operations: readonly Operation[]): Map<string, (res: UwsHttpResponse, req: UwsHttpRequest) => void> {
+/** The worker's app over `store` with a stand-in for uWS: the GET handler of each route pattern, and a key of the highest plan. */
+function pipelineOf(store: Store, operations: readonly Operation[]): { handlers: Map<string, (res: UwsHttpResponse, req: UwsHttpRequest) => void>; key: string } {
   const handlers = new Map<string, (res: UwsHttpResponse, req: UwsHttpRequest) => void>();
   const app = {
     get(pattern: string, handler: (res: UwsHttpResponse, req: UwsHttpRequest) => void) {
@@ -83,11 +80,11 @@ function pipelineOf(store: Store, operations: readonly Operation[]): Map<string,
   };
   const uws = { App: () => app as unknown as UwsApp } as unknown as UwsModule;
   const policy = parsePolicy(readPolicyText(DEFAULT_POLICY_FILE), DEFAULT_POLICY_FILE, [], null);
-  const plan = Object.values(policy.plans).reduce((top, candidate) => (candidate.rank > top.rank ? candidate : top));
-  const keys = new KeyIndex(withMemoryKey({ secret: '00'.repeat(32), entries: [] }, { id: 'bench', plan: plan.name, plaintext: KEY }), policy);
+  // The warm-up's own key (of the highest plan), in a key index of its own.
+  const { keys, key } = warmUpKeys(policy);
   const observer = new RequestObserver(operations.map((op) => op.name), { metrics: true, accessLog: false, slowMs: 60_000 }, () => undefined);
   buildApp({ uws, operations, store, state: { policy, keys, quota: noQuotaGate, draining: false, warm: true }, fixedNowMs: null, threadIndex: 0, responseCacheBytes: 0, observer, log: () => undefined });
-  return handlers;
+  return { handlers, key };
 }
 
 interface Operand {
@@ -101,7 +98,7 @@ export interface RequestPathOptions {
   snapshotDir?: string;
   /** Distinct requests per operation (GEOAPI_BENCH_DISTINCT, 2000). */
   perOperation?: number;
-  /** Timed rounds after the warm-up rounds (5). */
+  /** Timed rounds after the warm-up rounds (TIMED_ROUNDS). */
   rounds?: number;
   print?: (line: string) => void;
 }
@@ -123,15 +120,14 @@ export async function runRequestPathBench(options: RequestPathOptions = {}): Pro
   // What the server prepares before it says ready: no layer pays a first use.
   for (const step of preparationStepsFor(store)) step();
   const operations = allOperations();
-  const handlers = pipelineOf(store, operations);
+  const { handlers, key } = pipelineOf(store, operations);
   const cities = searchContext(store).indexes('cities');
   const everyCity = RowRanges.all(store.cities.count);
-  const sets = searchQuerySets({ count: store.cities.count, name: (row) => store.cities.nameAt(row) }, perOperation);
-  const distinct = (queries: { q?: string }[]): string[] => [...new Set(queries.map((query) => query.q!))];
+  const queries = await distinctSearchQueries(store.cities, perOperation);
   const threshold = thresholdParam(benchContext(store, {}));
   const operands: Operand[] = [
-    { name: 'autocomplete', path: '/v1/search/autocomplete', queries: distinct(sets.autocomplete), engine: (q, key) => autocompleteSearch(cities, { q, key, rows: everyCity, limit: AUTOCOMPLETE_LIMIT_DEFAULT }) },
-    { name: 'fuzzy', path: '/v1/search/fuzzy', queries: distinct(sets.fuzzySearch), engine: (q) => fuzzySearch(cities, { q, threshold, rows: everyCity, limit: FUZZY_LIMIT_DEFAULT }) },
+    { name: 'autocomplete', path: '/v1/search/autocomplete', queries: queries.autocomplete, engine: (q, key) => autocompleteSearch(cities, { q, key, rows: everyCity, limit: AUTOCOMPLETE_LIMIT_DEFAULT }) },
+    { name: 'fuzzy', path: '/v1/search/fuzzy', queries: queries.fuzzy, engine: (q) => fuzzySearch(cities, { q, threshold, rows: everyCity, limit: FUZZY_LIMIT_DEFAULT }) },
   ];
   print(`snapshot ${snapshotDir}: ${store.cities.count.toLocaleString('en-US')} cities; ${operands.map((o) => `${o.queries.length} distinct ${o.name} requests`).join(', ')}; ${timedRounds} timed rounds after ${WARMUP_ROUNDS}, the layers alternated`);
 
@@ -150,7 +146,7 @@ export async function runRequestPathBench(options: RequestPathOptions = {}): Pro
     for (let i = 0; i < operand.queries.length; i++) {
       const reply = op.handle(contexts[i]!);
       const body = Buffer.from('render' in reply ? reply.render() : reply.body);
-      handler(response, standInRequest(operand.path, rawQueries[i]!));
+      handler(response, standInRequest(key, operand.path, rawQueries[i]!));
       assert.equal(response.status, '200 OK', `${operand.path}?${rawQueries[i]}`);
       assert.ok(response.body?.equals(body), `${operand.path}?${rawQueries[i]}: the handler's body through the pipeline`);
     }
@@ -166,7 +162,7 @@ export async function runRequestPathBench(options: RequestPathOptions = {}): Pro
         }
       },
       pipeline: () => {
-        for (const raw of rawQueries) handler(response, standInRequest(operand.path, raw));
+        for (const raw of rawQueries) handler(response, standInRequest(key, operand.path, raw));
       },
     };
     const micros: Record<Layer, number[]> = { engine: [], handler: [], pipeline: [] };
@@ -179,7 +175,6 @@ export async function runRequestPathBench(options: RequestPathOptions = {}): Pro
         if (round >= WARMUP_ROUNDS) micros[layer].push(((performance.now() - started) * 1000) / operand.queries.length);
       }
     }
-    const median = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!;
     // What a layer adds: the median of its difference with the layer below within each round
     // (the machine's pace drifts between rounds more than within one).
     const added = (layer: Layer, below: Layer): number => median(micros[layer].map((us, round) => us - micros[below][round]!));
