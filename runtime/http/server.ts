@@ -1,7 +1,8 @@
 // The main thread: reads the policy and the key file, starts one worker thread per core (each its
-// own uWS app on the same port), loads the snapshot bytes once while they load their code,
-// watches the key and policy files and broadcasts changes, and drains on close. Everything it is
-// configured with arrives in one GeoapiConfig (runtime/config.ts); it reads no environment.
+// own uWS app on the same port; the first while it loads the snapshot bytes once, the others once
+// the first answers), watches the key and policy files and broadcasts changes, and drains on
+// close. Everything it is configured with arrives in one GeoapiConfig (runtime/config.ts); it
+// reads no environment.
 import { randomBytes } from 'node:crypto';
 import { unwatchFile, watchFile } from 'node:fs';
 import { createServer } from 'node:net';
@@ -278,16 +279,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     for (const handle of handles) handle.worker.postMessage({ type: 'warm' } satisfies MainToWorker);
   };
 
-  // The worker threads start first: each loads its code (~0.3–0.45 s on the full dataset's
-  // machine) while this thread reads the snapshot and builds the shared structures, then waits
-  // for them ('start' below).
-  for (let threadIndex = 0; threadIndex < threads; threadIndex++) {
+  // Thread 0 starts first and loads its code while this thread reads the snapshot, then waits for
+  // it ('start' below). The others start once it answers (Phase 3): the start is bound by the CPU,
+  // and their code loaded beside the read kept the first answer waiting (README, Startup: full
+  // dataset, 2 threads on 2 cores, spawn → first answer median 1.15 → 1.00 s).
+  const spawnThread = (threadIndex: number): WorkerHandle => {
     const worker = new Worker(workerCode.url, { workerData: { ...init, threadIndex } satisfies WorkerInit, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     let resolveLoaded!: (message: WorkerToMain) => void;
     const loaded = new Promise<WorkerToMain>((resolve) => {
       resolveLoaded = resolve;
     });
-    // Waiting for its first answer from the start, so that one sent (or an exit) before Phase 1 is not lost.
+    // Waiting for its first answer from the start, so that one sent (or an exit) before it is asked for is not lost.
     const handle: WorkerHandle = { worker, waiting: resolveLoaded, loaded, exited: new Promise<number>((resolveExit) => worker.once('exit', resolveExit)) };
     worker.on('message', (message: WorkerToMain) => {
       if (message.type === 'warmed') warmed(threadIndex, message.ms, message.warmUpRequests);
@@ -313,7 +315,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (handle.waiting) handle.waiting({ type: 'fatal', message: `thread ${threadIndex} exited (code ${code}) while starting` });
     });
     handles.push(handle);
-  }
+    return handle;
+  };
+  spawnThread(0);
 
   const ask = (handle: WorkerHandle, message: MainToWorker | null): Promise<WorkerToMain> =>
     new Promise((resolveAnswer) => {
@@ -333,19 +337,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     snapshot = await (options.snapshotRead ?? loadSnapshot(config, operationsModule));
     quota = startQuota(config, policy, log);
   } catch (error) {
-    // The threads waiting for their start end now.
+    // The thread waiting for its start ends now.
     stop();
     await Promise.all(handles.map((handle) => handle.worker.terminate()));
     throw error;
   }
-  for (const handle of handles) handle.worker.postMessage({ type: 'start', snapshot, quota: quota.shared } satisfies MainToWorker);
+  const startMessage: MainToWorker = { type: 'start', snapshot, quota: quota.shared };
+  /** A thread's 'loaded', or the start fails with what it answered instead. */
+  const loadedBy = async (handle: WorkerHandle): Promise<Extract<WorkerToMain, { type: 'loaded' }>> => {
+    const answer = await handle.loaded;
+    if (answer.type === 'loaded') return answer;
+    return fail(answer.type === 'fatal' ? answer.message : `thread ${handles.indexOf(handle)} answered ${answer.type} while loading`);
+  };
 
-  // Phase 1: every worker loads everything; errors surface before anything is bound.
-  const loaded = await Promise.all(handles.map((handle) => handle.loaded));
-  const firstFatal = loaded.find((message) => message.type === 'fatal');
-  if (firstFatal?.type === 'fatal') return fail(firstFatal.message);
-  const first = loaded[0]!;
-  if (first.type !== 'loaded') return fail(`thread 0 answered ${first.type} while loading`);
+  // Phase 1: thread 0 loads everything; errors in the snapshot or the code surface before anything is bound.
+  handles[0]!.worker.postMessage(startMessage);
+  const first = await loadedBy(handles[0]!);
   const snapshotLoadSeconds = (performance.now() - loadStartedMs) / 1000;
   if (first.skippedKeys.length > 0) log(`keys: ${first.skippedKeys.length} key(s) have a plan the policy does not define and are refused: ${first.skippedKeys.join(', ')}`);
 
@@ -359,18 +366,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (answer.type === 'listening') break;
     if (config.port !== 0 || attempt >= 5) return fail(`uWS could not listen on port ${port}${config.host ? ` on ${config.host}` : ''} (taken between the check and the bind?)`);
   }
-  for (const handle of handles.slice(1)) {
+
+  // Phase 3: thread 0 answers. The other threads start now and load their code while this thread
+  // builds the structures every thread would otherwise build, once, to share, then listen beside
+  // thread 0. A thread prepares its store once these arrive; a request that needs one before that
+  // (none reach a replica its balancer does not see ready) builds that thread's own. Built before
+  // 'start', they kept the first answer waiting (3 runs alternated: 2.10–2.15 → 1.65–1.93 s).
+  const others = Array.from({ length: threads - 1 }, (_, i) => spawnThread(i + 1));
+  for (const handle of others) handle.worker.postMessage(startMessage);
+  const derived = snapshot === null ? null : sharedStructures(snapshot, log);
+  handles[0]!.worker.postMessage({ type: 'derived', derived } satisfies MainToWorker);
+  for (const handle of others) {
+    await loadedBy(handle);
     const answer = await ask(handle, { type: 'listen', port });
     if (answer.type !== 'listening') return fail(`thread ${handles.indexOf(handle)} could not listen on port ${port} beside thread 0 (no SO_REUSEPORT on this system?)`);
+    handle.worker.postMessage({ type: 'derived', derived } satisfies MainToWorker);
   }
-
-  // Phase 3: the structures every thread would otherwise build, built once here and shared. After
-  // the threads listen, not before: they answer meanwhile (spawn → first answer on the full
-  // dataset, 3 runs alternated with building them before 'start': 2.10–2.15 → 1.65–1.93 s), and
-  // prepare their store once these arrive. A request that needs one before that (none reach a
-  // replica its balancer does not see ready) builds that thread's own.
-  const derived = snapshot === null ? null : sharedStructures(snapshot, log);
-  for (const handle of handles) handle.worker.postMessage({ type: 'derived', derived } satisfies MainToWorker);
 
   if (config.observability.metricsPort !== null) {
     // Imported only when configured: prom-client takes ~25 ms to load, on the way to the first answer.

@@ -1,8 +1,9 @@
-// A snapshot that does not load at start: the worker threads, started while it is read (they load
-// their code meanwhile), end with the main thread, which exits 1 naming the section. The CLI starts
-// the read before it loads the server's code (runtime/cli/read-ahead.ts); what the server checks
-// before the snapshot is still reported first. A worker thread that fails while starting fails the
-// start too, its stack logged as an error.
+// A snapshot that does not load at start: the first worker thread, started while it is read (it
+// loads its code meanwhile), ends with the main thread, which exits 1 naming the section; the
+// other threads start only once the first listens. The CLI starts the read before it loads the
+// server's code (runtime/cli/read-ahead.ts); what the server checks before the snapshot is still
+// reported first. A worker thread that fails while starting fails the start too, its stack logged
+// as an error, also when it is a later one and the first already listens.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,14 +21,20 @@ const CLI = fileURLToPath(new URL('../../runtime/cli/main.js', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'geoapi-start-refused-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-/** The fixture snapshot with one section corrupted, built once for the tests below. */
+/** The fixture snapshot, and a copy with one section corrupted, each built once for the tests below. */
+let good: string | null = null;
+function goodSnapshot(): string {
+  if (good === null) {
+    good = join(work, 'good');
+    buildSnapshot({ source: fixtureSource, out: good });
+  }
+  return good;
+}
 let corrupt: string | null = null;
 function corruptSnapshot(): string {
   if (corrupt === null) {
-    const good = join(work, 'good');
     corrupt = join(work, 'corrupt');
-    buildSnapshot({ source: fixtureSource, out: good });
-    corruptCopy(good, corrupt);
+    corruptCopy(goodSnapshot(), corrupt);
   }
   return corrupt;
 }
@@ -73,6 +80,18 @@ describe('a worker thread that fails while starting', () => {
       assert.ok(stack, `expected the thread's stack among the logs:\n${error.message}`);
       assert.equal(stack.level, 'error');
       assert.match(stack.msg, /\n\s+at /);
+      return true;
+    });
+  });
+
+  it('fails the start when a later thread fails after the first one listens', async () => {
+    const operationsModule = fileURLToPath(new URL('./fixtures/broken-later-thread.js', import.meta.url));
+    await assert.rejects(startTestServer({ operationsModule, snapshotDir: goodSnapshot(), threads: 2 }), (error: Error) => {
+      assert.match(error.message, /test server did not start: deliberate failure opening the store in a later thread/);
+      const events = error.message.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: string; msg: string; thread?: number });
+      const stack = events.find((event) => event.msg.startsWith('failed while starting: Error: deliberate failure opening the store in a later thread'));
+      assert.ok(stack, `expected the thread's stack among the logs:\n${error.message}`);
+      assert.equal(stack.thread, 1);
       return true;
     });
   });
