@@ -10,7 +10,7 @@ import { allOperations, configureOperations, preparationStepsFor } from '../rout
 import type { Operation } from '../routes/types.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
-import { buildApp, checkOperations, type BuiltApp, type PreparationStep, type WorkerState } from './app.js';
+import { buildApp, checkOperations, workerStateOf, type BuiltApp, type PreparationStep, type WorkerState } from './app.js';
 import { collectNow, collectSoon } from './collect.js';
 import type { MainToWorker, OperationsModule, WorkerInit, WorkerStart, WorkerToMain } from './protocol.js';
 import { createLogger, levelOf } from './log.js';
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   const { operations, store } = await loadOperationsAndStore(start);
   checkOperations(operations, policy);
   let keySnapshot: KeySnapshot = init.keys;
-  const state: WorkerState = { policy, keys: new KeyIndex(keySnapshot, policy), quota: createQuota(policy, start.quota), draining: false, warm: false };
+  const state = workerStateOf(policy, new KeyIndex(keySnapshot, policy), createQuota(policy, start.quota), false, false);
   const observer = new RequestObserver(operations.map((op) => op.name), init.observe, (event, level, message) => requestLogger[level](event, message));
   const built = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, warmUpRequests: init.warmUpRequests, compression: init.compression, log, console: init.console, observer });
   const { app, refreshPolicy, swapStore, responses } = built;
