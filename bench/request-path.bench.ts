@@ -21,7 +21,7 @@ import { autocompleteSearch } from '../runtime/engine/search/autocomplete.js';
 import { searchContext } from '../runtime/engine/search/context.js';
 import { fuzzySearch } from '../runtime/engine/search/fuzzy.js';
 import { RowRanges } from '../runtime/engine/search/row-filter.js';
-import { buildApp } from '../runtime/http/app.js';
+import { buildApp, workerStateOf } from '../runtime/http/app.js';
 import { RequestObserver } from '../runtime/http/observe.js';
 import { StandInResponse, warmUpKeys } from '../runtime/http/pipeline-warm-up.js';
 import type { UwsApp, UwsHttpRequest, UwsHttpResponse, UwsModule } from '../runtime/http/uws.js';
@@ -83,7 +83,7 @@ function pipelineOf(store: Store, operations: readonly Operation[]): { handlers:
   // The warm-up's own key (of the highest plan), in a key index of its own.
   const { keys, key } = warmUpKeys(policy);
   const observer = new RequestObserver(operations.map((op) => op.name), { metrics: true, accessLog: false, slowMs: 60_000 }, () => undefined);
-  buildApp({ uws, operations, store, state: { policy, keys, quota: noQuotaGate, draining: false, warm: true }, fixedNowMs: null, threadIndex: 0, responseCacheBytes: 0, observer, log: () => undefined });
+  buildApp({ uws, operations, store, state: workerStateOf(policy, keys, noQuotaGate, false, true), fixedNowMs: null, threadIndex: 0, responseCacheBytes: 0, observer, log: () => undefined });
   return { handlers, key };
 }
 
