@@ -259,7 +259,7 @@ function afterReadySection(data: ReportData): string {
   const rows = after.runs.map((r) => [r.label + (r.args.length > 0 ? ` (\`${r.args.join(' ')}\`)` : ''), `${int(r.readyMs)} ms`, perSecond(r.run), ms(r.run.p99), ms(r.run.max)]);
   rows.push(['floor: bare uWS handler', '–', perSecond(after.floor), ms(after.floor.p99), ms(after.floor.max)]);
   return [
-    `**Right after ready.** A new geoapi, given the mix at half its peak (${int(after.rate)} req/s, open loop, the generator started with it) from the moment \`/readyz\` answers 200, for ${after.seconds} s; each started alone (the other servers stopped). What a replica a balancer has just added answers in its first seconds. As shipped, and with the warm-up requests and the background threads' priority change turned off (README, Memory: Compiling after ready); the floor is the same run against the bare handler.`,
+    `**Right after ready.** A new geoapi, given the mix at half its peak (${int(after.rate)} req/s, open loop, the generator started with it) from the moment \`/readyz\` answers 200, for ${after.seconds} s; each started alone (the other servers stopped). What a replica a balancer has just added answers in its first seconds. As shipped; as shipped with the rate raised linearly from 0 over the first seconds, as a balancer's slow start sends it (README, Running several replicas: A replica just added); and with the warm-up requests and the background threads' priority change turned off (README, Memory: Compiling after ready). The floor is the same run against the bare handler.`,
     '',
     table(['geoapi', 'spawn → ready', 'p50 / p99 ms, second by second', 'run p99 ms', 'run max ms'], rows, ['l', 'r', 'l', 'r', 'r']),
   ].join('\n');

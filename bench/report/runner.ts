@@ -146,8 +146,8 @@ export interface ReportData {
   /** The same requests, one at a time, against the bare uWS handler: what the loopback and the machine alone cost a single answer. */
   floorServiceTimes: Partial<Record<Operation, ServiceTimes>>;
   /**
-   * A new geoapi given the mix at half its peak from the moment /readyz says ready, as shipped and
-   * without the warm-up soak and background priorities (AFTER_READY_VARIANTS), then the bare
+   * A new geoapi given the mix at half its peak from the moment /readyz says ready, as shipped (at
+   * once and ramped up) and without the warm-up soak and background priorities (AFTER_READY_VARIANTS), then the bare
    * handler given the same run (the generator starts cold too); null without a mix run.
    */
   afterReady: { rate: number; seconds: number; runs: AfterReadyRun[]; floor: LoadResult } | null;
@@ -168,6 +168,8 @@ export interface AfterReadyRun {
   label: string;
   /** `geoapi serve` flags added to the report's. */
   args: string[];
+  /** The load's rate grew from 0 over this many seconds (LoadConfig.rampSeconds); 0: the whole rate at once. */
+  rampSeconds: number;
   /** spawn → /readyz 200, ms. */
   readyMs: number;
   /** The open-loop run from ready on: one window per second. */
@@ -175,12 +177,14 @@ export interface AfterReadyRun {
 }
 
 /**
- * geoapi started as shipped, and with its warm-up requests before ready and its background
- * threads' lower priority turned off (runtime/http/app.ts soakStep, background-priority.ts).
+ * geoapi started as shipped; as shipped with the load ramped up as a balancer's slow start sends
+ * it (README, Running several replicas); and with its warm-up requests before ready and its
+ * background threads' lower priority turned off (runtime/http/app.ts soakStep, background-priority.ts).
  */
-const AFTER_READY_VARIANTS: readonly (readonly [string, string[]])[] = [
-  ['as shipped', []],
-  ['no warm-up requests, background threads at the same priority', ['--warm-up-requests', '0', '--background-nice', '0']],
+const AFTER_READY_VARIANTS: readonly { label: string; args: string[]; rampSeconds: number }[] = [
+  { label: 'as shipped', args: [], rampSeconds: 0 },
+  { label: 'as shipped, the rate ramped up from 0 over 5 s (a balancer’s slow start)', args: [], rampSeconds: 5 },
+  { label: 'no warm-up requests, background threads at the same priority', args: ['--warm-up-requests', '0', '--background-nice', '0'], rampSeconds: 0 },
 ];
 
 /** The workloads run again with a browser's Accept-Encoding (answers of 1 KiB or more compressed). */
@@ -703,15 +707,15 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     const mix = results.find((result) => result.name === 'mix');
     if (systems.includes('geoapi') && mix !== undefined) {
       const seconds = options.smoke ? 2 : AFTER_READY_SECONDS;
-      const openLoop = (port: number): Promise<LoadResult> =>
-        runNodeLoad({ port, key, pathsFile: pathsFile('mix'), mode: 'open', connections: options.connections, seconds, warmupSeconds: 0, rate: mix.targetRate, windows: seconds });
+      const openLoop = (port: number, rampSeconds = 0): Promise<LoadResult> =>
+        runNodeLoad({ port, key, pathsFile: pathsFile('mix'), mode: 'open', connections: options.connections, seconds, warmupSeconds: 0, rate: mix.targetRate, windows: seconds, rampSeconds });
       const runs: AfterReadyRun[] = [];
       try {
         running.only(null, live);
-        for (const [label, args] of AFTER_READY_VARIANTS) {
+        for (const { label, args, rampSeconds } of AFTER_READY_VARIANTS) {
           const fresh = await startSystem('geoapi', 100, args);
           try {
-            runs.push({ label, args: [...args], readyMs: fresh.readyMs, run: await openLoop(fresh.server.port) });
+            runs.push({ label, args: [...args], rampSeconds, readyMs: fresh.readyMs, run: await openLoop(fresh.server.port, rampSeconds) });
           } finally {
             await stopServer(fresh.server);
           }

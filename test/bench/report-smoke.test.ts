@@ -114,6 +114,16 @@ describe('bench:report --smoke', () => {
     assert.match(memory, /response caches after the load runs \(its metrics listener\): [\d,]+ MiB held of a [\d,]+ MiB budget for the whole process, [\d,]+ answers; hit ratio [\d.]+ % over [\d,]+ lookups/);
   });
 
+  it('measures a new geoapi from ready on: the whole rate at once, ramped up, without its warm-up, and the floor', () => {
+    const memory = sectionText('## Startup and memory');
+    const labels = ['as shipped |', 'as shipped, the rate ramped up from 0 over 5 s (a balancer’s slow start) |', 'no warm-up requests, background threads at the same priority (', 'floor: bare uWS handler |'];
+    for (const label of labels) {
+      const row = memory.split('\n').find((line) => line.startsWith(`| ${label}`));
+      assert.ok(row, `no row "${label}" right after ready:\n${memory}`);
+      assert.match(row, /\| [\d.,]+ \/ [\d.,]+( · [\d.,]+ \/ [\d.,]+)* \| [\d.,]+ \| [\d.,]+ \|$/, row);
+    }
+  });
+
   it('reports geoapi’s garbage collection pauses during the mix', () => {
     const gc = sectionText('## Garbage collection');
     for (const run of ['mix at saturation', 'mix at half its peak']) {

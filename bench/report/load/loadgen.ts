@@ -29,6 +29,11 @@ export interface LoadConfig {
   windows?: number;
   /** Sent as Accept-Encoding with every request when not empty. */
   acceptEncoding?: string;
+  /**
+   * Open mode: the rate grows linearly from 0 to `rate` over this many seconds from the start,
+   * then holds, as a balancer's slow start sends a server just added (default 0: at once).
+   */
+  rampSeconds?: number;
 }
 
 export interface Percentiles {
@@ -180,6 +185,16 @@ function contentLength(bytes: Buffer, end: number): number {
   return -1;
 }
 
+/**
+ * When the n-th request of an open-loop run is due, ms from its start: every 1000 / rate ms, or
+ * while the rate still grows over `rampSeconds`, at √(2 · rampSeconds · n / rate) s (the requests
+ * due by t s are rate · t² / (2 · rampSeconds) then).
+ */
+export function dueOffsetMs(n: number, rate: number, rampSeconds = 0): number {
+  if (rampSeconds > 0 && n < (rate * rampSeconds) / 2) return Math.sqrt((2 * rampSeconds * n) / rate) * 1000;
+  return (rampSeconds / 2 + n / rate) * 1000;
+}
+
 export function runLoad(config: LoadConfig): Promise<LoadResult> {
   const paths = readFileSync(config.pathsFile, 'utf8').split('\n').filter((line) => line !== '');
   if (paths.length === 0) throw new Error(`${config.pathsFile}: expected request paths, found none`);
@@ -196,7 +211,9 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
   const open = config.mode === 'open';
   const rate = config.rate ?? 0;
   if (open && !(rate > 0)) throw new Error(`open mode: expected a positive rate, found ${config.rate}`);
-  const intervalMs = open ? 1000 / rate : 0;
+  const rampSeconds = config.rampSeconds ?? 0;
+  if (!(rampSeconds >= 0)) throw new Error(`rampSeconds: expected 0 or more seconds, found ${config.rampSeconds}`);
+  const dueAfter = (n: number): number => dueOffsetMs(n, rate, rampSeconds);
   let next = 0; // requests sent (index into the rotation)
   let completed = 0;
   let receivedBytes = 0;
@@ -232,8 +249,8 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
       let unsent = 0;
       if (open) {
         // Due but never sent: they waited at least until now.
-        for (let i = next; t0 + i * intervalMs < endAt; i++, unsent++) {
-          const dueAt = t0 + i * intervalMs;
+        for (let i = next; t0 + dueAfter(i) < endAt; i++, unsent++) {
+          const dueAt = t0 + dueAfter(i);
           if (dueAt >= measureFrom) record(dueAt, now - dueAt, measureFrom);
         }
       }
@@ -282,7 +299,7 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
         return;
       }
       while (free.length > 0) {
-        const dueAt = t0 + next * intervalMs;
+        const dueAt = t0 + dueAfter(next);
         if (dueAt > now) break;
         // Late only because of the timer while a connection was free: time it from now.
         const startedAt = freeSince !== null && freeSince <= dueAt ? now : dueAt;
@@ -329,7 +346,7 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
         setTimeout(finish, 10_000).unref();
         return;
       }
-      const wait = open ? Math.max(0, t0 + next * intervalMs - performance.now()) : Math.max(0, endAt - performance.now());
+      const wait = open ? Math.max(0, t0 + dueAfter(next) - performance.now()) : Math.max(0, endAt - performance.now());
       setTimeout(tick, Math.min(wait, Math.max(0, endAt - performance.now())));
     };
     tick();
