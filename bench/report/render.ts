@@ -5,7 +5,7 @@ import { DEFAULT_RESPONSE_CACHE_BYTES } from '../../runtime/http/response-cache.
 import { MIX_WEIGHTS, OPERATION_LABELS, OPERATIONS, SEARCH_OPERATIONS, type Operation } from './workload.js';
 import type { LoadResult, Percentiles } from './load/loadgen.js';
 import type { GcSummary } from './gc.js';
-import type { ReportData, RunStats, SystemName, WorkloadName, WorkloadResult } from './runner.js';
+import type { AfterReadyRun, ReportData, RunStats, SystemName, WorkloadName, WorkloadResult } from './runner.js';
 import type { ServiceTimes } from './processes.js';
 
 export const TARGETS = {
@@ -256,7 +256,9 @@ function afterReadySection(data: ReportData): string {
   const after = data.afterReady;
   if (after === null) return '**Right after ready**: not measured (no mix run).';
   const perSecond = (run: LoadResult): string => run.windows.map((w) => `${ms(w.p50)} / ${ms(w.p99)}`).join(' · ');
-  const rows = after.runs.map((r) => [r.label + (r.args.length > 0 ? ` (\`${r.args.join(' ')}\`)` : ''), `${int(r.readyMs)} ms`, perSecond(r.run), ms(r.run.p99), ms(r.run.max)]);
+  const label = (r: AfterReadyRun): string =>
+    r.label + (r.rampSeconds > 0 ? `, the rate ramped up from 0 over ${r.rampSeconds} s (a balancer’s slow start)` : '') + (r.args.length > 0 ? ` (\`${r.args.join(' ')}\`)` : '');
+  const rows = after.runs.map((r) => [label(r), `${int(r.readyMs)} ms`, perSecond(r.run), ms(r.run.p99), ms(r.run.max)]);
   rows.push(['floor: bare uWS handler', '–', perSecond(after.floor), ms(after.floor.p99), ms(after.floor.max)]);
   return [
     `**Right after ready.** A new geoapi, given the mix at half its peak (${int(after.rate)} req/s, open loop, the generator started with it) from the moment \`/readyz\` answers 200, for ${after.seconds} s; each started alone (the other servers stopped). What a replica a balancer has just added answers in its first seconds. As shipped; as shipped with the rate raised linearly from 0 over the first seconds, as a balancer's slow start sends it (README, Running several replicas: A replica just added); and with the warm-up requests and the background threads' priority change turned off (README, Memory: Compiling after ready). The floor is the same run against the bare handler.`,

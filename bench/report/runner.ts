@@ -183,7 +183,7 @@ export interface AfterReadyRun {
  */
 const AFTER_READY_VARIANTS: readonly { label: string; args: string[]; rampSeconds: number }[] = [
   { label: 'as shipped', args: [], rampSeconds: 0 },
-  { label: 'as shipped, the rate ramped up from 0 over 5 s (a balancer’s slow start)', args: [], rampSeconds: 5 },
+  { label: 'as shipped', args: [], rampSeconds: 5 },
   { label: 'no warm-up requests, background threads at the same priority', args: ['--warm-up-requests', '0', '--background-nice', '0'], rampSeconds: 0 },
 ];
 
@@ -719,7 +719,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           } finally {
             await stopServer(fresh.server);
           }
-          log(`after ready (${label}): ready ${fresh.readyMs.toFixed(0)} ms, p99 per second ${runs.at(-1)!.run.windows.map((w) => w.p99.toFixed(1)).join(' ')} ms`);
+          log(`after ready (${label}${rampSeconds > 0 ? `, ramped up over ${rampSeconds} s` : ''}): ready ${fresh.readyMs.toFixed(0)} ms, p99 per second ${runs.at(-1)!.run.windows.map((w) => w.p99.toFixed(1)).join(' ')} ms`);
         }
         afterReady = { rate: mix.targetRate, seconds, runs, floor: await openLoop(barePort) };
       } finally {
