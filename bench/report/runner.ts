@@ -146,9 +146,10 @@ export interface ReportData {
   /** The same requests, one at a time, against the bare uWS handler: what the loopback and the machine alone cost a single answer. */
   floorServiceTimes: Partial<Record<Operation, ServiceTimes>>;
   /**
-   * A new geoapi given the mix at half its peak from the moment /readyz says ready, as shipped (at
-   * once and ramped up) and without the warm-up soak and background priorities (AFTER_READY_VARIANTS), then the bare
-   * handler given the same run (the generator starts cold too); null without a mix run.
+   * A new geoapi given the mix at half its peak from the moment /readyz says ready, as shipped (the
+   * whole rate at once, and ramped up) and without the warm-up soak and background priorities
+   * (AFTER_READY_VARIANTS), then the bare handler given the same run (the generator starts cold
+   * too); null without a mix run.
    */
   afterReady: { rate: number; seconds: number; runs: AfterReadyRun[]; floor: LoadResult } | null;
   /** geoapi's garbage collection pauses (--trace-gc, every thread) during the mix's saturation and fixed-rate runs. */
