@@ -150,6 +150,7 @@ export function preparationSteps(store: Store): (() => void)[] {
   for (const entity of Object.values(ENTITY_OF)) {
     steps.push(
       () => engine.search.indexes(entity).trigram.prepare(),
+      () => engine.search.indexes(entity).trigramChanged.prepare(),
       () => prepareAutocomplete(engine.search.indexes(entity)),
       () => prepareFuzzy(engine.search.indexes(entity)),
       () => {

@@ -4,6 +4,10 @@
 export const SHARED = {
   /** TrigramIndex.sharedLongLists() of the trigram section `section`. */
   trigramLongLists: (section: string): string => `long-lists:${section}`,
+  /** TrigramIndex.subset() of the entity's `trigram.` section to its changed docs (name-matches.ts, entity: a SearchEntity). */
+  trigramChanged: (entity: string): string => `trigram-changed:${entity}`,
+  /** TrigramIndex.codesOutside() of the entity's `trigram.` section for its changed docs: an Int32Array's bytes. */
+  unchangedCodes: (entity: string): string => `unchanged-codes:${entity}`,
   /** PrefixTop.shared() of the entity's name/native prefix index (entity: a SearchEntity). */
   prefixTop: (entity: string): string => `prefix-top:${entity}`,
   /** SearchContext.cityKinds(): one KIND_CODE byte per city row. */

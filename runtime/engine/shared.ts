@@ -1,10 +1,11 @@
 // Structures derived from a snapshot that are immutable once built and identical in every worker
-// thread — trigram membership bitmaps, autocomplete's PrefixTop, city kinds, postcode locality
+// thread — trigram membership bitmaps, the trigram index of the changed docs and the codes of the
+// others (name-matches.ts), autocomplete's PrefixTop, city kinds, postcode locality
 // offsets, postcode rows grouped by filter column — built here once, in the main thread, into
 // SharedArrayBuffers that go to the workers with their snapshot (at start a 'derived' message
 // once they listen, Store.adoptDerived; on a swap with the bytes in snapshot-prepare,
 // SnapshotBytes.derived), so they belong to their snapshot and go with it. Each worker thread
-// adopts them instead of building its own copy (~17 MiB per thread on the full dataset). Built in the main thread rather than by build-index:
+// adopts them instead of building its own copy (~19 MiB per thread on the full dataset). Built in the main thread rather than by build-index:
 // no snapshot format change, existing snapshots keep working, and the bytes never sit on disk;
 // the cost is a few hundred ms of the main thread per load, while the workers, which no longer
 // build them, get ready sooner. Per-search scratch (mutable) stays per thread.
@@ -45,6 +46,11 @@ function deriveStructures(bytes: SnapshotBytes): Record<string, SharedArrayBuffe
     const indexes = search.indexes(entity);
     derived[SHARED.trigramLongLists(trigramSection(entity))] = indexes.trigram.sharedLongLists();
     derived[SHARED.trigramLongLists(trigramUnaccentSection(entity))] = indexes.trigramUnaccented.sharedLongLists();
+    derived[SHARED.trigramChanged(entity)] = indexes.trigram.subset(indexes.changedDocs);
+    const unchangedCodes = indexes.trigram.codesOutside(indexes.changedDocs);
+    const sharedCodes = new SharedArrayBuffer(unchangedCodes.byteLength);
+    new Int32Array(sharedCodes).set(unchangedCodes);
+    derived[SHARED.unchangedCodes(entity)] = sharedCodes;
     const top = buildPrefixTop(indexes);
     if (top !== null) derived[SHARED.prefixTop(entity)] = top.shared();
   }

@@ -327,6 +327,74 @@ export class TrigramIndex {
     return bySlot;
   }
 
+  /**
+   * The index of the docs flagged nonzero in `kept` (one flag per doc), in this layout: what
+   * finish() builds from those docs' trigrams. The kept docs are renumbered in their order (so
+   * still in (row, field) order), each list keeps its postings of kept docs, and lists left empty
+   * are dropped. In a SharedArrayBuffer: built once, read by every thread (engine/shared.ts).
+   */
+  subset(kept: Uint8Array): SharedArrayBuffer {
+    const docs = this.docRows.length;
+    if (kept.length !== docs) throw new RangeError(`trigram index subset: expected ${docs} doc flags, found ${kept.length}`);
+    const docOf = new Int32Array(docs);
+    let keptDocs = 0;
+    for (let doc = 0; doc < docs; doc++) docOf[doc] = kept[doc] !== 0 ? keptDocs++ : -1;
+    const docRow = new Int32Array(keptDocs);
+    const docField = new Uint8Array(keptDocs);
+    const docTrigramCount = new Uint16Array(keptDocs);
+    for (let doc = 0; doc < docs; doc++) {
+      const to = docOf[doc]!;
+      if (to < 0) continue;
+      docRow[to] = this.docRows[doc]!;
+      docField[to] = this.docFields[doc]!;
+      docTrigramCount[to] = this.docTrigramCounts[doc]!;
+    }
+    const postings = this.postings;
+    const keptPostings = new Int32Array(this.codes.length);
+    let codeCount = 0;
+    let postingCount = 0;
+    for (let slot = 0; slot < this.codes.length; slot++) {
+      let count = 0;
+      for (let p = this.postingStarts[slot]!, end = this.postingStarts[slot + 1]!; p < end; p++) {
+        if (docOf[postings[p]! & DOC_MASK]! >= 0) count++;
+      }
+      keptPostings[slot] = count;
+      if (count > 0) codeCount++;
+      postingCount += count;
+    }
+    const codes = new Int32Array(codeCount);
+    const postingStarts = new Int32Array(codeCount + 1);
+    const subsetPostings = new Int32Array(postingCount);
+    let list = 0;
+    let at = 0;
+    for (let slot = 0; slot < this.codes.length; slot++) {
+      if (keptPostings[slot] === 0) continue;
+      codes[list] = this.codes[slot]!;
+      for (let p = this.postingStarts[slot]!, end = this.postingStarts[slot + 1]!; p < end; p++) {
+        const to = docOf[postings[p]! & DOC_MASK]!;
+        // The group stays; renumbering keeps the docs of a group ascending.
+        if (to >= 0) subsetPostings[at++] = (postings[p]! & ~DOC_MASK) | to;
+      }
+      postingStarts[++list] = at;
+    }
+    return new ArrayPackBuilder().add(codes).add(postingStarts).add(subsetPostings).add(docRow).add(docField).add(docTrigramCount).finishShared();
+  }
+
+  /** The trigram codes held by at least one doc not flagged in `kept` (one flag per doc), ascending. */
+  codesOutside(kept: Uint8Array): Int32Array {
+    if (kept.length !== this.docRows.length) throw new RangeError(`trigram index: expected ${this.docRows.length} doc flags, found ${kept.length}`);
+    const codes: number[] = [];
+    for (let slot = 0; slot < this.codes.length; slot++) {
+      for (let p = this.postingStarts[slot]!, end = this.postingStarts[slot + 1]!; p < end; p++) {
+        if (kept[this.postings[p]! & DOC_MASK] === 0) {
+          codes.push(this.codes[slot]!);
+          break;
+        }
+      }
+    }
+    return Int32Array.from(codes);
+  }
+
   /** Whether this index is large enough for top-k searches group by group (GROUPED_MIN_DOCS). */
   private get searchesByGroup(): boolean {
     return this.docRows.length >= GROUPED_MIN_DOCS;

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { searchContext } from '../../runtime/engine/search/context.js';
 import { nameMatches, type NameMatches } from '../../runtime/engine/search/name-matches.js';
+import { TrigramIndex } from '../../runtime/indexes/trigram-index.js';
 import { roundScore } from '../../runtime/text/trigram.js';
 import type { Store } from '../../runtime/store/types.js';
 import { typo } from '../support/search-queries.js';
@@ -65,5 +66,66 @@ describe('nameMatches with a top-k cut', () => {
   it('returns every row that can rank among the first k, with its best score (full dataset)', { skip: fullDatasetSkip() }, () => {
     const { store } = fullSnapshot();
     assertTopRows(store, queriesOf(store, 60, 6), [0.2, 0.3]);
+  });
+});
+
+/** Best score per (row, field): what callers keep of the matches. */
+function bestByDoc(matches: NameMatches): Map<string, number> {
+  const best = new Map<string, number>();
+  for (let i = 0; i < matches.count; i++) {
+    const key = `${matches.rows[i]}/${matches.fields[i]}`;
+    best.set(key, Math.max(best.get(key) ?? -1, matches.scores[i]!));
+  }
+  return best;
+}
+
+/** Accented names of the store's cities (and a typo of each): queries whose trigrams unaccent changes. */
+function accentedQueries(store: Store, count: number, seed: number): string[] {
+  const random = prng(seed);
+  const names: string[] = [];
+  for (let row = 0; row < store.cities.count && names.length < count; row += 1 + Math.floor(random() * 40)) {
+    const name = store.cities.nameAt(row);
+    if (/[^\x00-\x7f]/.test(name)) names.push(name, typo(random, name));
+  }
+  return [...names, 'Zürich', 'Zurïch', 'São Paulo', 'Kraków', 'Łódź', 'Ærø'];
+}
+
+describe('nameMatches for accented queries', () => {
+  for (const [label, open] of [['fixture', fixtureSnapshot], ['full dataset', fullSnapshot]] as const) {
+    it(`searches the changed docs alone for q where it can, with every (row, field) at the best score searching every doc gives (${label})`, { skip: label === 'full dataset' ? fullDatasetSkip() : false }, () => {
+      const { store } = open();
+      const indexes = searchContext(store).indexes('cities');
+      // q searched over every doc, as before the changed docs had an index of their own.
+      const everyDoc = { ...indexes, trigramChanged: indexes.trigram };
+      // A fresh changed-docs index: its floor (0 until its first search) shows whether it was searched.
+      const watched = { ...indexes, trigramChanged: TrigramIndex.from(indexes.trigram.subset(indexes.changedDocs)) };
+      assert.equal(watched.trigramChanged.resultFloor, 0);
+      const rowEnd = store.cities.count;
+      for (const q of accentedQueries(store, 80, 9)) {
+        for (const threshold of [0.2, 0.3, 0.5]) {
+          assert.deepEqual(bestByDoc(nameMatches(watched, q, threshold, { rowStart: 0, rowEnd })), bestByDoc(nameMatches(everyDoc, q, threshold, { rowStart: 0, rowEnd })), `nameMatches(${JSON.stringify(q)}, ${threshold})`);
+        }
+      }
+      assert.ok(watched.trigramChanged.resultFloor > 0, 'the changed docs’ index was searched');
+      assertTopRows(store, accentedQueries(store, 30, 10), [0.2, 0.3]);
+    });
+  }
+
+  it('searches every doc for q when unaccent(q) has more trigrams (ß → ss) or an unchanged doc holds a trigram of q that unaccent(q) lacks', () => {
+    const { store } = fixtureSnapshot();
+    const indexes = searchContext(store).indexes('cities');
+    const fresh = () => ({ ...indexes, trigramChanged: TrigramIndex.from(indexes.trigram.subset(indexes.changedDocs)) });
+    const options = { rowStart: 0, rowEnd: store.cities.count };
+    // A fresh changed-docs index's floor is 0 until its first search.
+    const moreTrigrams = fresh();
+    nameMatches(moreTrigrams, 'Großstraße', 0.2, options);
+    assert.equal(moreTrigrams.trigramChanged.resultFloor, 0, 'Großstraße: unaccent(q) = Grossstrasse has more trigrams');
+    // Were every code held by some unchanged doc, no accented query could skip them.
+    const everyCode = { ...fresh(), unchangedCodes: Int32Array.from({ length: 1 << 24 }, (_, code) => code) };
+    nameMatches(everyCode, 'São Paolo', 0.2, options);
+    assert.equal(everyCode.trigramChanged.resultFloor, 0, 'São Paolo with every code held outside the changed docs');
+    const skipping = fresh();
+    nameMatches(skipping, 'São Paolo', 0.2, options);
+    assert.ok(skipping.trigramChanged.resultFloor > 0, 'São Paolo: the changed docs alone');
   });
 });

@@ -295,6 +295,49 @@ describe('TrigramIndex', () => {
     assert.throws(() => index.search('york', 0.3, { excludedDocs: new Uint8Array(1) }), /expected excludedDocs of \d+ docs, found 1/);
   });
 
+  it('subset() is the index finish() builds from the kept docs alone: same docs, same answers as brute force over them, row ranges and searchTop included', () => {
+    const random = prng(41);
+    const words = ['san', 'santa', 'maria', 'new', 'york', 'port', 'saint', 'louis', 'são', 'zürich', 'zurich', 'köln', randomWord(random), randomWord(random)];
+    const docs = randomDocs(random, words, 3000);
+    const index = build(docs);
+    const { excludedDocs: dropped, excludedKeys: droppedKeys } = randomExclusion(random, index, 0.7);
+    const kept = dropped.map((flag) => flag ^ 1);
+    const subset = TrigramIndex.from(index.subset(kept));
+    const keptDocs = withTrigramsOf(docs).filter((d) => !droppedKeys.has(`${d.row}/${d.field}`));
+    // The same docs, in (row, field) order, with their trigram counts; and the same bytes finish() makes of them.
+    assert.equal(subset.docCount, keptDocs.length);
+    keptDocs.forEach((d, doc) => assert.deepEqual([subset.docRow(doc), subset.docField(doc), subset.docTrigramCount(doc)], [d.row, d.field, d.trigrams.length], `doc ${doc}`));
+    const rebuilt = new TrigramIndexBuilder();
+    for (const d of keptDocs) rebuilt.addTrigrams(d.row, d.field as TrigramField, d.trigrams);
+    assert.deepEqual(new Uint8Array(index.subset(kept)), rebuilt.finish());
+    for (let i = 0; i < 60; i++) {
+      const query = typo(random, pick(random, docs).text);
+      const threshold = pick(random, [0.1, 0.2, 0.3, 0.6]);
+      assertSameAsBruteForce(subset, keptDocs, query, threshold);
+      const rowStart = Math.floor(random() * 3000);
+      assertSameAsBruteForce(subset, keptDocs, query, threshold, rowStart, rowStart + 1 + Math.floor(random() * 400));
+      assertTopSameAsBruteForce(subset, keptDocs, query, threshold, pick(random, [1, 5, 10]));
+    }
+    // Every doc or none kept.
+    assert.equal(TrigramIndex.from(index.subset(new Uint8Array(index.docCount).fill(1))).docCount, index.docCount);
+    const empty = TrigramIndex.from(index.subset(new Uint8Array(index.docCount)));
+    assert.equal(empty.docCount, 0);
+    assert.equal(empty.search('york', 0.1).docs.length, 0);
+    assert.throws(() => index.subset(new Uint8Array(1)), /expected \d+ doc flags, found 1/);
+  });
+
+  it('codesOutside() lists exactly the trigram codes that some doc not kept holds, ascending', () => {
+    const random = prng(43);
+    const docs = randomDocs(random, ['são', 'paulo', 'zürich', 'zurich', 'köln', 'koln', 'москва', 'new', 'york', randomWord(random)], 800);
+    const index = build(docs);
+    const { excludedDocs: notKept, excludedKeys } = randomExclusion(random, index, 0.5);
+    const expected = new Set<number>();
+    for (const d of withTrigramsOf(docs)) if (excludedKeys.has(`${d.row}/${d.field}`)) for (const code of d.trigrams) expected.add(code);
+    assert.deepEqual([...index.codesOutside(notKept.map((flag) => flag ^ 1))], [...expected].sort((a, b) => a - b));
+    assert.deepEqual([...index.codesOutside(new Uint8Array(index.docCount).fill(1))], []);
+    assert.throws(() => index.codesOutside(new Uint8Array(2)), /expected \d+ doc flags, found 2/);
+  });
+
   it('searchTop keeps every doc tied with the k-th best row, and a row’s other doc only when it reaches that score', () => {
     // 40 rows named exactly "Santa Maria" tie at 1; k = 5 must return all 40 (the caller breaks ties).
     const docs: Doc[] = [];

@@ -13,7 +13,7 @@ import type { Store } from '../../store/types.js';
 import { perStore } from '../per-store.js';
 import { SHARED } from '../shared-names.js';
 import { cityKind, KIND_CODE } from './city-kind.js';
-import { changedDocsOf, type NameTrigrams } from './name-matches.js';
+import { changedDocsOf, changedOnlyOf, type NameTrigrams } from './name-matches.js';
 import type { NearbyIndexes } from './nearby.js';
 
 /** The `type` parameter of the search operations. */
@@ -61,13 +61,21 @@ export class SearchContext {
         const longLists = store.derived(SHARED.trigramLongLists(section));
         if (longLists !== null) index.useLongLists(longLists, `${section} long lists (shared)`);
       }
+      const changedDocs = changedDocsOf(trigram, trigramUnaccented, table.count);
+      const changedOnly = changedOnlyOf(
+        trigram,
+        changedDocs,
+        { changedIndex: store.derived(SHARED.trigramChanged(entity)), unchangedCodes: store.derived(SHARED.unchangedCodes(entity)) },
+        trigramSection(entity),
+      );
       opened = {
         geo: GeoIndex.from(store.section(geoSection(entity)), geoSection(entity)),
         prefix: PrefixIndex.from(store.section(prefixSection(entity)), 0, prefixSection(entity)),
         prefixTranslations: PrefixIndex.from(store.section(prefixTranslationsSection(entity)), 0, prefixTranslationsSection(entity)),
         trigram,
         trigramUnaccented,
-        changedDocs: changedDocsOf(trigram, trigramUnaccented, table.count),
+        changedDocs,
+        ...changedOnly,
         population,
         prominence:
           entity === 'cities' && store.hasSection(PROMINENCE_SECTION)

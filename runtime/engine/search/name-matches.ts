@@ -9,6 +9,15 @@
 //                                   scores against their accented text are not a match_score.
 // A (row, field) may come back twice (A and B or C): callers keep the higher score.
 //
+// For an accented query A runs over the changed docs alone (`trigramChanged`, the same index
+// restricted to them) when it can skip the others exactly: when q has at least as many trigrams
+// as unaccent(q), and no unchanged doc holds a trigram of q that unaccent(q) lacks
+// (`unchangedCodes`). An unchanged doc then shares with unaccent(q) every trigram it shares with
+// q, so C's half is at least A's: A's score of it never decides. Such trigrams are the accented
+// ones, which unchanged docs lack by definition (a hashed trigram's code can collide: then A runs
+// in full). On the full dataset's cities that is 30k of 190k docs: A took 7.6 µs instead of 27
+// (median over the search bench's accented fuzzy queries; mean 15 against 53).
+//
 // Top-k: A, B and C each return every doc scoring at least (the tie floor of) their own k-th best
 // row score. The combined k-th best row score is at least each of theirs, so every doc that can
 // still rank is returned with its higher half; a doc returned with only its lower half scores
@@ -17,16 +26,20 @@
 // B then C start from the floor the searches before them ended with (TrigramIndex.resultFloor): the
 // combined k-th best row score is at least A's, so a doc below A's floor cannot rank or tie, and
 // a higher threshold lets B and C count fewer posting lists.
-import { type TrigramIndex } from '../../indexes/trigram-index.js';
+import { TrigramIndex } from '../../indexes/trigram-index.js';
 import { trigramsOf } from '../../text/trigram.js';
 import { unaccent } from '../../text/unaccent.js';
 
-/** The two trigram indexes of an entity and which docs the second holds. */
+/** The two trigram indexes of an entity, which docs the second holds, and what A needs to skip the others. */
 export interface NameTrigrams {
   readonly trigram: TrigramIndex;
   readonly trigramUnaccented: TrigramIndex;
   /** Per doc of `trigram`: 1 when trigramUnaccented holds its (row, field), the docs C leaves out. */
   readonly changedDocs: Uint8Array;
+  /** `trigram` restricted to the changed docs (TrigramIndex.subset): A's index for accented queries. */
+  readonly trigramChanged: TrigramIndex;
+  /** The trigram codes some unchanged doc of `trigram` holds, ascending (TrigramIndex.codesOutside). */
+  readonly unchangedCodes: Int32Array;
 }
 
 export interface NameMatchOptions {
@@ -76,8 +89,52 @@ export function changedDocsOf(trigram: TrigramIndex, trigramUnaccented: TrigramI
   return changed;
 }
 
+/**
+ * trigramChanged and unchangedCodes (see NameTrigrams) from what the main thread built once
+ * (`changedIndex`: TrigramIndex.subset's buffer, `unchangedCodes`: an Int32Array's), else built here.
+ */
+export function changedOnlyOf(
+  trigram: TrigramIndex,
+  changedDocs: Uint8Array,
+  shared: { changedIndex: ArrayBufferLike | null; unchangedCodes: ArrayBufferLike | null },
+  what: string,
+): Pick<NameTrigrams, 'trigramChanged' | 'unchangedCodes'> {
+  return {
+    trigramChanged: TrigramIndex.from(shared.changedIndex ?? trigram.subset(changedDocs), 0, `${what} changed docs`),
+    unchangedCodes: shared.unchangedCodes !== null ? new Int32Array(shared.unchangedCodes) : trigram.codesOutside(changedDocs),
+  };
+}
+
 function sameCodes(a: Int32Array, b: Int32Array): boolean {
   return a.length === b.length && a.every((code, i) => code === b[i]);
+}
+
+/**
+ * Whether A may run over the changed docs alone (see above): q's trigrams at least as many as
+ * unaccent(q)'s, and none of q's missing from unaccent(q) held by an unchanged doc. Both code
+ * lists ascend.
+ */
+function skipsUnchanged(plainCodes: Int32Array, unaccentedCodes: Int32Array, unchangedCodes: Int32Array): boolean {
+  if (plainCodes.length < unaccentedCodes.length) return false;
+  let u = 0;
+  for (const code of plainCodes) {
+    while (u < unaccentedCodes.length && unaccentedCodes[u]! < code) u++;
+    if (u < unaccentedCodes.length && unaccentedCodes[u] === code) continue;
+    if (holds(unchangedCodes, code)) return false;
+  }
+  return true;
+}
+
+/** Whether an ascending array holds `value`. */
+function holds(ascending: Int32Array, value: number): boolean {
+  let lo = 0;
+  let hi = ascending.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ascending[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ascending.length && ascending[lo] === value;
 }
 
 /** Runs one search and appends its (row, field, score) matches to `out`; returns its floor. */
@@ -105,10 +162,13 @@ function run(index: TrigramIndex, q: string, threshold: number, options: NameMat
  */
 export function nameMatches(indexes: NameTrigrams, q: string, threshold: number, options: NameMatchOptions): NameMatches {
   out.count = 0;
-  const plainFloor = run(indexes.trigram, q, threshold, options);
   const uq = unaccent(q);
+  const plainCodes = trigramsOf(q);
+  const unaccentedCodes = uq === q ? plainCodes : trigramsOf(uq);
+  const accentedQuery = uq !== q && !sameCodes(unaccentedCodes, plainCodes);
+  const changedOnly = accentedQuery && skipsUnchanged(plainCodes, unaccentedCodes, indexes.unchangedCodes);
+  const plainFloor = run(changedOnly ? indexes.trigramChanged : indexes.trigram, q, threshold, options);
   const unaccentedFloor = run(indexes.trigramUnaccented, uq, plainFloor, options);
-  const accentedQuery = uq !== q && !sameCodes(trigramsOf(uq), trigramsOf(q));
   if (accentedQuery) run(indexes.trigram, uq, Math.max(plainFloor, unaccentedFloor), options, indexes.changedDocs);
   return out;
 }
