@@ -46,11 +46,9 @@ function deriveStructures(bytes: SnapshotBytes): Record<string, SharedArrayBuffe
     const indexes = search.indexes(entity);
     derived[SHARED.trigramLongLists(trigramSection(entity))] = indexes.trigram.sharedLongLists();
     derived[SHARED.trigramLongLists(trigramUnaccentSection(entity))] = indexes.trigramUnaccented.sharedLongLists();
-    derived[SHARED.trigramChanged(entity)] = indexes.trigram.subset(indexes.changedDocs);
-    const unchangedCodes = indexes.trigram.codesOutside(indexes.changedDocs);
-    const sharedCodes = new SharedArrayBuffer(unchangedCodes.byteLength);
-    new Int32Array(sharedCodes).set(unchangedCodes);
-    derived[SHARED.unchangedCodes(entity)] = sharedCodes;
+    // Built when the private context opened the indexes (its store has none shared): taken, not built again.
+    derived[SHARED.trigramChanged(entity)] = indexes.trigramChangedBytes;
+    derived[SHARED.unchangedCodes(entity)] = indexes.unchangedCodes.buffer as SharedArrayBuffer;
     const top = buildPrefixTop(indexes);
     if (top !== null) derived[SHARED.prefixTop(entity)] = top.shared();
   }

@@ -13,7 +13,7 @@ import type { Store } from '../../store/types.js';
 import { perStore } from '../per-store.js';
 import { SHARED } from '../shared-names.js';
 import { cityKind, KIND_CODE } from './city-kind.js';
-import { changedDocsOf, changedOnlyOf, type NameTrigrams } from './name-matches.js';
+import { changedDocsOf, type NameTrigrams } from './name-matches.js';
 import type { NearbyIndexes } from './nearby.js';
 
 /** The `type` parameter of the search operations. */
@@ -37,6 +37,8 @@ export interface EntityIndexes extends NameTrigrams {
   idAt(row: number): number;
   /** PrefixTop.shared() of `prefix`, built once by the main thread (shared.ts), or null: autocomplete builds its own. */
   readonly prefixTopBytes: ArrayBufferLike | null;
+  /** trigramChanged's bytes (TrigramIndex.subset): the main thread's, or built by this thread, which shared.ts then shares. */
+  readonly trigramChangedBytes: SharedArrayBuffer;
 }
 
 export class SearchContext {
@@ -62,12 +64,13 @@ export class SearchContext {
         if (longLists !== null) index.useLongLists(longLists, `${section} long lists (shared)`);
       }
       const changedDocs = changedDocsOf(trigram, trigramUnaccented, table.count);
-      const changedOnly = changedOnlyOf(
-        trigram,
-        changedDocs,
-        { changedIndex: store.derived(SHARED.trigramChanged(entity)), unchangedCodes: store.derived(SHARED.unchangedCodes(entity)) },
-        trigramSection(entity),
-      );
+      const changedIndex = store.derived(SHARED.trigramChanged(entity));
+      const unchangedCodes = store.derived(SHARED.unchangedCodes(entity));
+      // The main thread's (shared.ts: SharedArrayBuffers), else built here.
+      const changedOnly =
+        changedIndex !== null && unchangedCodes !== null
+          ? { changedIndex: changedIndex as SharedArrayBuffer, unchangedCodes: unchangedCodes as SharedArrayBuffer }
+          : changedOnlyBuffers(trigram, changedDocs);
       opened = {
         geo: GeoIndex.from(store.section(geoSection(entity)), geoSection(entity)),
         prefix: PrefixIndex.from(store.section(prefixSection(entity)), 0, prefixSection(entity)),
@@ -75,7 +78,8 @@ export class SearchContext {
         trigram,
         trigramUnaccented,
         changedDocs,
-        ...changedOnly,
+        trigramChanged: TrigramIndex.from(changedOnly.changedIndex, 0, `${trigramSection(entity)} changed docs`),
+        unchangedCodes: new Int32Array(changedOnly.unchangedCodes),
         population,
         prominence:
           entity === 'cities' && store.hasSection(PROMINENCE_SECTION)
@@ -84,6 +88,7 @@ export class SearchContext {
         rowCount: table.count,
         idAt: (row: number) => table.idAt(row),
         prefixTopBytes: store.derived(SHARED.prefixTop(entity)),
+        trigramChangedBytes: changedOnly.changedIndex,
       };
       this.entities.set(entity, opened);
     }
@@ -143,6 +148,19 @@ export class SearchContext {
     }
     return this.kinds;
   }
+}
+
+/**
+ * NameTrigrams.trigramChanged's index (TrigramIndex.subset of `trigram` to the changed docs) and
+ * unchangedCodes' Int32Array (TrigramIndex.codesOutside), as SharedArrayBuffers: what the main
+ * thread builds once for every thread (shared.ts takes them from its own context), or a thread
+ * for itself when none came.
+ */
+function changedOnlyBuffers(trigram: TrigramIndex, changedDocs: Uint8Array): { changedIndex: SharedArrayBuffer; unchangedCodes: SharedArrayBuffer } {
+  const codes = trigram.codesOutside(changedDocs);
+  const unchangedCodes = new SharedArrayBuffer(codes.byteLength);
+  new Int32Array(unchangedCodes).set(codes);
+  return { changedIndex: trigram.subset(changedDocs), unchangedCodes };
 }
 
 const contexts = perStore((store) => new SearchContext(store));

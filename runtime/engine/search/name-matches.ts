@@ -26,7 +26,7 @@
 // B then C start from the floor the searches before them ended with (TrigramIndex.resultFloor): the
 // combined k-th best row score is at least A's, so a doc below A's floor cannot rank or tie, and
 // a higher threshold lets B and C count fewer posting lists.
-import { TrigramIndex } from '../../indexes/trigram-index.js';
+import { type TrigramIndex } from '../../indexes/trigram-index.js';
 import { trigramsOf } from '../../text/trigram.js';
 import { unaccent } from '../../text/unaccent.js';
 
@@ -87,22 +87,6 @@ export function changedDocsOf(trigram: TrigramIndex, trigramUnaccented: TrigramI
   const changed = new Uint8Array(trigram.docCount);
   for (let doc = 0; doc < trigram.docCount; doc++) changed[doc] = (fields[trigram.docRow(doc)]! >>> trigram.docField(doc)) & 1;
   return changed;
-}
-
-/**
- * trigramChanged and unchangedCodes (see NameTrigrams) from what the main thread built once
- * (`changedIndex`: TrigramIndex.subset's buffer, `unchangedCodes`: an Int32Array's), else built here.
- */
-export function changedOnlyOf(
-  trigram: TrigramIndex,
-  changedDocs: Uint8Array,
-  shared: { changedIndex: ArrayBufferLike | null; unchangedCodes: ArrayBufferLike | null },
-  what: string,
-): Pick<NameTrigrams, 'trigramChanged' | 'unchangedCodes'> {
-  return {
-    trigramChanged: TrigramIndex.from(shared.changedIndex ?? trigram.subset(changedDocs), 0, `${what} changed docs`),
-    unchangedCodes: shared.unchangedCodes !== null ? new Int32Array(shared.unchangedCodes) : trigram.codesOutside(changedDocs),
-  };
 }
 
 function sameCodes(a: Int32Array, b: Int32Array): boolean {
