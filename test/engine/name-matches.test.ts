@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { searchContext } from '../../runtime/engine/search/context.js';
 import { nameMatches, type NameMatches } from '../../runtime/engine/search/name-matches.js';
 import { TrigramIndex } from '../../runtime/indexes/trigram-index.js';
-import { roundScore } from '../../runtime/text/trigram.js';
+import { roundScore, trigramsOf } from '../../runtime/text/trigram.js';
 import type { Store } from '../../runtime/store/types.js';
 import { typo } from '../support/search-queries.js';
 import { prng } from '../support/random.js';
@@ -120,10 +120,10 @@ describe('nameMatches for accented queries', () => {
     const moreTrigrams = fresh();
     nameMatches(moreTrigrams, 'Großstraße', 0.2, options);
     assert.equal(moreTrigrams.trigramChanged.resultFloor, 0, 'Großstraße: unaccent(q) = Grossstrasse has more trigrams');
-    // Were every code held by some unchanged doc, no accented query could skip them.
-    const everyCode = { ...fresh(), unchangedCodes: Int32Array.from({ length: 1 << 24 }, (_, code) => code) };
+    // Were q's own codes held by some unchanged doc, its accented ones among them, it could not skip them.
+    const everyCode = { ...fresh(), unchangedCodes: trigramsOf('São Paolo') };
     nameMatches(everyCode, 'São Paolo', 0.2, options);
-    assert.equal(everyCode.trigramChanged.resultFloor, 0, 'São Paolo with every code held outside the changed docs');
+    assert.equal(everyCode.trigramChanged.resultFloor, 0, 'São Paolo with its codes held outside the changed docs');
     const skipping = fresh();
     nameMatches(skipping, 'São Paolo', 0.2, options);
     assert.ok(skipping.trigramChanged.resultFloor > 0, 'São Paolo: the changed docs alone');

@@ -147,10 +147,15 @@ function run(index: TrigramIndex, q: string, threshold: number, options: NameMat
 export function nameMatches(indexes: NameTrigrams, q: string, threshold: number, options: NameMatchOptions): NameMatches {
   out.count = 0;
   const uq = unaccent(q);
-  const plainCodes = trigramsOf(q);
-  const unaccentedCodes = uq === q ? plainCodes : trigramsOf(uq);
-  const accentedQuery = uq !== q && !sameCodes(unaccentedCodes, plainCodes);
-  const changedOnly = accentedQuery && skipsUnchanged(plainCodes, unaccentedCodes, indexes.unchangedCodes);
+  let accentedQuery = false;
+  let changedOnly = false;
+  // Most queries are their own unaccent form: no trigrams to compare.
+  if (uq !== q) {
+    const plainCodes = trigramsOf(q);
+    const unaccentedCodes = trigramsOf(uq);
+    accentedQuery = !sameCodes(unaccentedCodes, plainCodes);
+    changedOnly = accentedQuery && skipsUnchanged(plainCodes, unaccentedCodes, indexes.unchangedCodes);
+  }
   const plainFloor = run(changedOnly ? indexes.trigramChanged : indexes.trigram, q, threshold, options);
   const unaccentedFloor = run(indexes.trigramUnaccented, uq, plainFloor, options);
   if (accentedQuery) run(indexes.trigram, uq, Math.max(plainFloor, unaccentedFloor), options, indexes.changedDocs);
