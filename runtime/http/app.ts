@@ -15,16 +15,17 @@ import { ApiError, type Caller, type ErrorShape, type UsageReport } from '../con
 import { usageReportOf } from '../access/usage.js';
 import { engineFor, type Engine } from '../engine/index.js';
 import type { Operation, Reply, RequestContext } from '../routes/types.js';
-import { sampleRequests, warmUpRequests, type WarmUpRequest } from '../routes/warm-up.js';
+import { sampleRequests, socketWarmUpRequests, warmUpRequests, type WarmUpRequest } from '../routes/warm-up.js';
 import type { Store } from '../store/types.js';
 import { docRoutes, type ConsoleSettings } from './docs.js';
 import { DEFAULT_COMPRESSION, type CompressionSettings } from './encoding.js';
 import { decodePathParam, parseQuery, QueryError } from './query.js';
 import { NO_OPERATION, redactedTarget, type RequestObserver } from './observe.js';
-import { StandInRequest, StandInResponse, warmUpKeys } from './pipeline-warm-up.js';
+import { StandInRequest, StandInResponse, targetOf, warmUpKeys } from './pipeline-warm-up.js';
 import { registerProbes } from './probes.js';
 import { errorBody, negotiatesEncoding, UNAUTHORIZED_BODY, writeResponse, type Outgoing, type ResponseSettings } from './respond.js';
 import { PreparedBody, ResponseCache, responseKey, strongEtag } from './response-cache.js';
+import { socketShareOf, socketSoak } from './socket-soak.js';
 import { trimSharedJsonBytes } from '../render/row-json.js';
 import type { UwsApp, UwsHttpRequest, UwsHttpResponse, UwsModule } from './uws.js';
 
@@ -167,7 +168,8 @@ interface Scope {
   state: WorkerState;
   fixedNowMs: number | null;
   log(message: string): void;
-  nextRequestId(): string;
+  /** The X-Request-ID of each request, in order. */
+  requestIds: RequestIds;
   observer: RequestObserver;
 }
 
@@ -179,8 +181,24 @@ function servingOf(store: Store, engine: Engine, responses: ResponseCache, setti
   return { store, engine, responses, settings };
 }
 
-function scopeOf(serving: Serving, state: WorkerState, fixedNowMs: number | null, log: (message: string) => void, nextRequestId: () => string, observer: RequestObserver): Scope {
-  return { serving, state, fixedNowMs, log, nextRequestId, observer };
+function scopeOf(serving: Serving, state: WorkerState, fixedNowMs: number | null, log: (message: string) => void, requestIds: RequestIds, observer: RequestObserver): Scope {
+  return { serving, state, fixedNowMs, log, requestIds, observer };
+}
+
+/**
+ * Request ids: `prefix` and a count in base 36. A class, not a closure: the warm-up's and the
+ * thread's then share one `next` (see servingOf). With a closure each, serveRequest's code
+ * optimized during the warm-up called the warm-up's, and the first real request deoptimized it
+ * ("wrong call target").
+ */
+class RequestIds {
+  private count = 0;
+
+  constructor(private readonly prefix: string) {}
+
+  next(): string {
+    return this.prefix + (++this.count).toString(36);
+  }
 }
 
 /** A WorkerState (see servingOf): the worker's, and the warm-up's own. */
@@ -216,7 +234,6 @@ export function buildApp(options: AppOptions): BuiltApp {
   const consoleSettings = options.console ?? null;
   const app = uws.App();
   const idPrefix = `${randomBytes(4).toString('hex')}-${options.threadIndex.toString(36)}-`;
-  let requestCount = 0;
   const settings: ResponseSettings = {
     dataVersion: store.manifest.dataVersion,
     privateMaxAgeSeconds: state.policy.privateMaxAgeSeconds,
@@ -227,7 +244,7 @@ export function buildApp(options: AppOptions): BuiltApp {
     log,
   };
   const serving = servingOf(store, engineFor(store), new ResponseCache(responseCacheBytes, store.manifest.dataVersion), settings);
-  const scope = scopeOf(serving, state, options.fixedNowMs, log, () => idPrefix + (++requestCount).toString(36), options.observer);
+  const scope = scopeOf(serving, state, options.fixedNowMs, log, new RequestIds(idPrefix), options.observer);
 
   const routes: Route[] = operations.map((op) => ({ op, index: observer.indexOf(op.name), paramNames: paramNamesOf(op.path), policy: state.policy.operations.get(op.name)! }));
   const refreshPolicy = (): void => refreshRoutes(scope, routes);
@@ -235,29 +252,31 @@ export function buildApp(options: AppOptions): BuiltApp {
 
   // Before the operations: /healthz and /readyz, without a key, neither counted nor logged.
   registerProbes(app, { draining: () => state.draining, warm: () => state.warm });
+  // The GET handlers are the warm-up's over a socket too (socketSoakStep): one closure per route.
+  const held = { scope };
   for (const route of routes) {
-    app.get(route.op.path, (res, req) => serveRequest(scope, route, res, req, false));
+    app.get(route.op.path, getHandler(held, route));
     // HEAD: the GET's pipeline, status and headers (Content-Length of the GET's body), no body.
     app.head(route.op.path, (res, req) => serveRequest(scope, route, res, req, true));
     // CORS preflight when origins are configured; otherwise OPTIONS is one more method not allowed.
     app.options(route.op.path, (res, req) => servePreflight(scope, route, res, req));
     app.any(route.op.path, (res, req) => {
       res.onAborted(ignoreAbort);
-      write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), scope.nextRequestId());
+      write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), scope.requestIds.next());
     });
   }
   // Documentation (runtime/http/docs.ts): no key, not counted.
   for (const route of docRoutes(operations, () => state.policy, consoleSettings)) {
     app.get(route.path, (res, req) => {
       res.onAborted(ignoreAbort);
-      write(scope, scope.serving.settings, res, req, route.answer(), scope.nextRequestId());
+      write(scope, scope.serving.settings, res, req, route.answer(), scope.requestIds.next());
     });
   }
   const unmatched = observer.indexOf(NO_OPERATION);
   app.any('/*', (res, req) => {
     res.onAborted(ignoreAbort);
     const startedAt = performance.now();
-    const requestId = scope.nextRequestId();
+    const requestId = scope.requestIds.next();
     const method = req.getMethod();
     write(scope, scope.serving.settings, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE), headOnly: method === 'head' }, requestId);
     scope.observer.answered(unmatched, NO_OPERATION, method, 404, startedAt, requestId, () => redactedTarget(req.getUrl(), req.getQuery()), undefined);
@@ -273,7 +292,7 @@ export function buildApp(options: AppOptions): BuiltApp {
     refreshPolicy,
     swapStore,
     responses: () => scope.serving.responses,
-    prefillSteps: (store, first) => prefillSteps(scope, routes, store, first ? soakCount : 0, (sent) => (soaked += sent)),
+    prefillSteps: (store, first) => prefillSteps(scope, routes, store, first ? soakCount : 0, (sent) => (soaked += sent), uws),
     warmUpRequestsSent: () => soaked,
   };
 }
@@ -299,7 +318,7 @@ function refreshRoutes(scope: Scope, routes: Route[]): void {
 /** One GET (or HEAD): runs the pipeline and writes its answer, now or when an asynchronous quota decision settles. */
 function serveRequest(scope: Scope, route: Route, res: UwsHttpResponse, req: UwsHttpRequest, head: boolean): void {
   const startedAt = performance.now();
-  const requestId = scope.nextRequestId();
+  const requestId = scope.requestIds.next();
   if (carriesBody(req)) {
     refuseBody(res, requestId);
     return;
@@ -484,7 +503,7 @@ const PREFILL_DECISION: QuotaDecision = { allowed: true, headers: {} };
  * already held, gated above a plan, or larger than PREFILL_MAX_SHARE of the budget are skipped.
  * A step does nothing once `store` is no longer served (a swap happened meanwhile).
  */
-function prefillSteps(scope: Scope, routes: readonly Route[], store: Store, soakCount: number, soaked: (sent: number) => void): PreparationStep[] {
+function prefillSteps(scope: Scope, routes: readonly Route[], store: Store, soakCount: number, soaked: (sent: number) => void, uws: UwsModule): PreparationStep[] {
   // First the cache's ring, written once (ResponseCache.prefaultSteps): the answers below and the first requests land on touched pages.
   const steps: PreparationStep[] = scope.serving.store === store ? scope.serving.responses.prefaultSteps() : [];
   /** Routes whose answer was too large for one plan: not rendered again for the others. */
@@ -520,10 +539,56 @@ function prefillSteps(scope: Scope, routes: readonly Route[], store: Store, soak
       });
     }
   }
-  steps.push(...pipelineSteps(scope, routes, store, soakCount, soaked));
+  steps.push(...pipelineSteps(scope, routes, store, soakCount, soaked, uws));
   // Warming and prefilling rendered lists of every size: the thread keeps no buffer grown for the largest.
   steps.push(() => trimSharedJsonBytes());
   return steps;
+}
+
+/** How long sending the warm-up requests over a socket may take (socket-soak.ts). */
+const SOCKET_SOAK_BUDGET_MS = 4000;
+
+/**
+ * The warm-up over a socket: a uWS app of the thread's own on 127.0.0.1, whose GET routes run the
+ * warm-up's pipeline (warmScope's) through the handlers the thread's app has (getHandler), sent
+ * socketWarmUpRequests in rotation. The step resolves once they are answered.
+ */
+function socketSoakStep(scope: Scope, uws: UwsModule, routes: readonly Route[], store: Store, count: number, warmScope: () => { scope: Scope; key: string } | null, soaked: (sent: number) => void): PreparationStep {
+  return () => {
+    const warm = warmScope();
+    if (warm === null) return;
+    const held = { scope: warm.scope };
+    const byName = new Map(routes.map((route) => [route.op.name, route]));
+    const targets = socketWarmUpRequests(store, routes.map((route) => route.op)).flatMap((request) => {
+      const route = byName.get(request.operation);
+      return route === undefined ? [] : [targetOf(route.op.path, request)];
+    });
+    // Interleaved (a fixed shuffle), so a count below the targets' still covers every operation.
+    let seed = 0x2545f491;
+    for (let i = targets.length - 1; i > 0; i--) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      const j = seed % (i + 1);
+      [targets[i], targets[j]] = [targets[j]!, targets[i]!];
+    }
+    const register = (app: UwsApp): void => {
+      for (const route of routes) app.get(route.op.path, getHandler(held, route));
+    };
+    return socketSoak({ uws, register, targets, key: warm.key, count, budgetMs: SOCKET_SOAK_BUDGET_MS, log: scope.log }).then((result) => {
+      soaked(result.answered);
+      // Its app listens no more; holding the thread's scope (of the same hidden class) rather than
+      // null, it lets the warm-up's cache and keys go.
+      held.scope = scope;
+    });
+  };
+}
+
+/**
+ * The GET handler of `route`, serving the scope `held` holds. One function for the thread's app
+ * and the warm-up's over a socket: closures made at one place share V8's feedback and optimized
+ * code, so what the warm-up compiles serves the real requests.
+ */
+function getHandler(held: { scope: Scope }, route: Route): (res: UwsHttpResponse, req: UwsHttpRequest) => void {
+  return (res, req) => serveRequest(held.scope, route, res, req, false);
 }
 
 /** Each operation's request goes through the pipeline this many times: a miss, then a hit of the response cache. */
@@ -544,9 +609,10 @@ const PIPELINE_CACHE_BYTES = 256 << 10;
  * Nothing of the thread's own is touched: the requests carry a key of their own, in a key index
  * of their own, skip the quota, and are cached, counted and logged apart (a response cache and an
  * observer of their own, dropped afterwards). A request not answered 200 is logged: the warm-up
- * request or the pipeline is broken.
+ * request or the pipeline is broken. Then, with `soakCount`, the soak: two thirds in process
+ * (soakStep), a third over a loopback socket (socketSoakStep), with the same scope.
  */
-function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store, soakCount: number, soaked: (sent: number) => void): PreparationStep[] {
+function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store, soakCount: number, soaked: (sent: number) => void, uws: UwsModule): PreparationStep[] {
   let warm: { scope: Scope; key: string; requests: Map<string, WarmUpRequest> } | null = null;
   const steps: PreparationStep[] = [
     () => {
@@ -560,7 +626,7 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store, soa
       const { serving, state } = scope;
       const warmServing = servingOf(serving.store, serving.engine, new ResponseCache(PIPELINE_CACHE_BYTES, serving.responses.dataVersion), serving.settings);
       const warmState = workerStateOf(state.policy, keys, noQuotaGate, state.draining, state.warm);
-      warm = { scope: scopeOf(warmServing, warmState, scope.fixedNowMs, scope.log, () => 'warm-up', scope.observer.quiet()), key, requests };
+      warm = { scope: scopeOf(warmServing, warmState, scope.fixedNowMs, scope.log, new RequestIds('warm-up-'), scope.observer.quiet()), key, requests };
     },
   ];
   for (const route of routes) {
@@ -574,7 +640,12 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store, soa
       }
     });
   }
-  if (soakCount > 0) steps.push(soakStep(routes, store, soakCount, () => (warm !== null && scope.serving.store === store ? warm : null), soaked));
+  if (soakCount > 0) {
+    const warmScope = (): { scope: Scope; key: string } | null => (warm !== null && scope.serving.store === store ? warm : null);
+    const overSocket = socketShareOf(soakCount);
+    steps.push(soakStep(routes, store, soakCount - overSocket, warmScope, soaked));
+    if (overSocket > 0) steps.push(socketSoakStep(scope, uws, routes, store, overSocket, warmScope, soaked));
+  }
   steps.push(() => {
     warm = null;
   });
@@ -583,9 +654,9 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store, soa
 
 /**
  * A preparation step: runs in one event-loop turn (requests are served between turns); one that
- * returns true runs again on the next turn.
+ * returns true runs again on the next turn; one that returns a promise is done when it settles.
  */
-export type PreparationStep = () => boolean | void;
+export type PreparationStep = () => boolean | void | Promise<void>;
 
 /** The longest one turn of the soak runs: a request arriving meanwhile waits no longer. */
 const SOAK_SLICE_MS = 20;
@@ -749,7 +820,7 @@ function corsOriginFor(scope: Scope, req: UwsHttpRequest): string | undefined {
 /** OPTIONS: a CORS preflight answer for an allowed origin, else 405. */
 function servePreflight(scope: Scope, route: Route, res: UwsHttpResponse, req: UwsHttpRequest): void {
   res.onAborted(ignoreAbort);
-  const requestId = scope.nextRequestId();
+  const requestId = scope.requestIds.next();
   const origin = corsOriginFor(scope, req);
   if (origin === undefined) {
     write(scope, scope.serving.settings, res, req, methodNotAllowed(route.op.errorShape), requestId);

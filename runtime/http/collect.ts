@@ -1,4 +1,4 @@
-// One full garbage collection soon after a snapshot swap, or once a thread is prepared, in the thread that calls it. The old
+// One full garbage collection soon after a snapshot swap, or once a thread has built its indexes, in the thread that calls it. The old
 // snapshot lives in SharedArrayBuffers whose memory goes back to the system only once every
 // thread holding them has collected its references; left to itself V8 may take many swaps'
 // worth of allocation to get there (measured: bench/swap.bench.ts). The JS heaps are small (the
@@ -31,8 +31,9 @@ let pending: NodeJS.Timeout | null = null;
 
 /**
  * Collects garbage now: once a thread has prepared its indexes (their building leaves garbage and
- * a grown heap behind), so the memory goes back before the server says ready instead of when V8's
- * memory reducer gets to it, seconds later.
+ * a grown heap behind), before its warm-up requests (worker.ts says why not after them), so the
+ * memory goes back before the server says ready instead of when V8's memory reducer gets to it,
+ * seconds later.
  */
 export function collectNow(): void {
   gcFunction()();

@@ -71,14 +71,14 @@ export interface ObservabilitySettings {
 }
 
 /**
- * Requests each thread sends through its pipeline before its first ready, by default (app.ts
- * soakStep). V8 optimizes a function once it has run enough; the warm-up's few requests per
- * operation leave most of the request path unoptimized, and real traffic then made TurboFan
- * compile ~600 functions in the first seconds after ready (full dataset, 2 threads on 2 cores, the
- * report's mix), its threads taking the cores from the request threads: at 5,000 req/s answers
- * waited up to a second. Sent first, these move most of that compiling before ready (README,
- * Memory: Compiling after ready).
+ * Requests each thread sends through its pipeline before its first ready, by default: 6,000 in
+ * process (app.ts soakStep), then 3,000 over a loopback socket (socket-soak.ts). V8 optimizes a
+ * function once it has run enough; the warm-up's few requests per operation leave most of the
+ * request path unoptimized, and real traffic then made TurboFan compile ~600 functions in the
+ * first seconds after ready (full dataset, 2 threads on 2 cores, the report's mix), its threads
+ * taking the cores from the request threads: at 5,000 req/s answers waited up to a second. Sent
+ * first, these move most of that compiling before ready (README, Memory: Compiling after ready).
  */
-export const DEFAULT_WARM_UP_REQUESTS = 6000;
+export const DEFAULT_WARM_UP_REQUESTS = 9000;
 
 export const DEFAULT_OBSERVABILITY: ObservabilitySettings = { metricsPort: null, metricsHost: '127.0.0.1', accessLog: false, slowMs: 100 };

@@ -24,6 +24,29 @@ export function warmUpKeys(policy: Policy): { keys: KeyIndex; key: string } {
   return { keys: new KeyIndex(snapshot, policy), key };
 }
 
+/** The path of `request` on the route `pattern` (`/v1/countries/:ciso`), its encoded path parameters and its query. */
+function requestParts(pattern: string, request: WarmUpRequest): { url: string; parameters: string[]; query: string | undefined } {
+  // Segments starting with ':' are parameters, as in uWS's patterns (app.ts paramNamesOf).
+  const parameters: string[] = [];
+  const url = pattern
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return segment;
+      const raw = encodeURIComponent(request.params[segment.slice(1)] ?? '');
+      parameters.push(raw);
+      return raw;
+    })
+    .join('/');
+  const pairs = Object.entries(request.query).map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  return { url, parameters, query: pairs.length > 0 ? pairs.join('&') : undefined };
+}
+
+/** The request target (path and query) of `request` on the route `pattern`. */
+export function targetOf(pattern: string, request: WarmUpRequest): string {
+  const { url, query } = requestParts(pattern, request);
+  return query === undefined ? url : `${url}?${query}`;
+}
+
 /** A GET of `request` on the route `pattern` (`/v1/countries/:ciso`), as uWS would hand it over. */
 export class StandInRequest implements UwsHttpRequest {
   private readonly parameters: string[];
@@ -32,19 +55,7 @@ export class StandInRequest implements UwsHttpRequest {
   private readonly headers: Map<string, string>;
 
   constructor(pattern: string, request: WarmUpRequest, key: string) {
-    // Segments starting with ':' are parameters, as in uWS's patterns (app.ts paramNamesOf).
-    this.parameters = [];
-    this.url = pattern
-      .split('/')
-      .map((segment) => {
-        if (!segment.startsWith(':')) return segment;
-        const raw = encodeURIComponent(request.params[segment.slice(1)] ?? '');
-        this.parameters.push(raw);
-        return raw;
-      })
-      .join('/');
-    const pairs = Object.entries(request.query).map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
-    this.query = pairs.length > 0 ? pairs.join('&') : undefined;
+    ({ url: this.url, parameters: this.parameters, query: this.query } = requestParts(pattern, request));
     this.headers = new Map([
       ['x-geoapi-key', key],
       ['accept-encoding', ACCEPT_ENCODING],

@@ -24,6 +24,7 @@ import type { MetricJson } from './observe.js';
 import type { MainToWorker, OperationsModule, StoreSummary, WorkerInit, WorkerToMain } from './protocol.js';
 import { startSnapshotSwapper, type ReloadOutcome } from './snapshot-swap.js';
 import { collectNow } from './collect.js';
+import { socketShareOf } from './socket-soak.js';
 import { planBackgroundPriority, type BackgroundPriority } from './background-priority.js';
 import { applyScavenge, chooseScavenge, type ScavengeChoice } from './scavenge.js';
 import { loadUws, type UwsBuild } from './uws.js';
@@ -274,7 +275,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     collectNow();
     // From now on compiling (and marking) waits for the request threads (background-priority.ts).
     background.apply();
-    const sent = fewestWarmUpRequests > 0 ? ` and sent ${fewestWarmUpRequests.toLocaleString('en-US')}${fewestWarmUpRequests < config.warmUpRequests ? ` of ${config.warmUpRequests.toLocaleString('en-US')} (cut short)` : ''} warm-up requests through its pipeline` : '';
+    const overSocket = socketShareOf(config.warmUpRequests);
+    const sent = fewestWarmUpRequests > 0 ? ` and sent ${fewestWarmUpRequests.toLocaleString('en-US')}${fewestWarmUpRequests < config.warmUpRequests ? ` of ${config.warmUpRequests.toLocaleString('en-US')} (cut short)` : ''} warm-up requests through its pipeline${overSocket > 0 ? `, ${overSocket.toLocaleString('en-US')} of them over a loopback socket` : ''}` : '';
     if (ms > 0) log(`warm: every thread has prepared its indexes${sent} (the last in ${Math.round(ms)} ms); /readyz answers ready`);
     for (const handle of handles) handle.worker.postMessage({ type: 'warm' } satisfies MainToWorker);
   };

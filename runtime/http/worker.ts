@@ -207,32 +207,43 @@ let preparing: Store | null = null;
 /**
  * Runs the engine's preparation steps, the warm-up requests and the prefilled answers one per
  * event-loop turn (requests are served in between; a step returning true runs again on the next
- * turn), then tells the main thread, which makes /readyz answer ready once every thread has.
+ * turn, one returning a promise is waited for), then tells the main thread, which makes /readyz
+ * answer ready once every thread has.
  */
 function prepareInTurns(store: Store, built: Pick<BuiltApp, 'prefillSteps' | 'warmUpRequestsSent'>, first: boolean): void {
   preparing = store;
   const started = performance.now();
   const fixedNowMs = init.fixedNowMs;
-  const steps: PreparationStep[] = [...preparationStepsFor(store, fixedNowMs === null ? Date.now : () => fixedNowMs), ...built.prefillSteps(store, first)];
+  const steps: PreparationStep[] = [
+    ...preparationStepsFor(store, fixedNowMs === null ? Date.now : () => fixedNowMs),
+    // Before the first ready, one full collection between the indexes and the requests: what
+    // loading and building left behind goes back before ready. Not after the warm-up requests: a
+    // full collection while no request is in flight frees what the code V8 optimized for them
+    // holds weakly, and V8 then drops that code (80–100 functions per thread, among them
+    // serveRequest, authorize, writeResponse and the searches: "weak objects" in --trace-deopt),
+    // which the first real load compiled again while it queued (README: A replica just added).
+    ...(first ? [collectNow] : []),
+    ...built.prefillSteps(store, first),
+  ];
   const next = (): void => {
     if (preparing !== store) return;
     const step = steps[0];
     if (!step) {
       preparing = null;
-      // Before the first ready only: after a swap, requests are being served (and the swap collects anyway).
-      if (first) collectNow();
       post({ type: 'warmed', ms: performance.now() - started, warmUpRequests: built.warmUpRequestsSent() });
       return;
     }
-    let again = false;
+    let outcome: ReturnType<PreparationStep> = undefined;
     try {
-      again = step() === true;
+      outcome = step();
     } catch (error) {
       // Not fatal: the request that needs it builds it (and reports a real problem itself).
       log(`preparing the engine: ${(error as Error).message}`);
     }
-    if (!again) steps.shift();
-    setImmediate(next);
+    if (outcome !== true) steps.shift();
+    // A step that waits (the warm-up over a socket) is done when its promise settles; it never rejects.
+    if (outcome instanceof Promise) void outcome.then(next, next);
+    else setImmediate(next);
   };
   setImmediate(next);
 }

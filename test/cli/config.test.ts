@@ -61,8 +61,8 @@ describe('configFrom', () => {
     assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_BACKGROUND_NICE: '-5' }), /--background-nice: expected an integer from 0 to 19, found "-5"/);
   });
 
-  it('sends 6,000 warm-up requests through each thread\'s pipeline before ready unless told otherwise (flag, then variable; 0: none)', () => {
-    assert.equal(configFrom([], REQUIRED).warmUpRequests, 6000);
+  it('sends 9,000 warm-up requests through each thread\'s pipeline before ready unless told otherwise (flag, then variable; 0: none)', () => {
+    assert.equal(configFrom([], REQUIRED).warmUpRequests, 9000);
     assert.equal(configFrom([], { ...REQUIRED, GEOAPI_WARM_UP_REQUESTS: '0' }).warmUpRequests, 0);
     assert.equal(configFrom(['--warm-up-requests', '20000'], { ...REQUIRED, GEOAPI_WARM_UP_REQUESTS: '0' }).warmUpRequests, 20000);
     assert.throws(() => configFrom(['--warm-up-requests', 'lots'], REQUIRED), /--warm-up-requests: expected an integer from 0 to 1000000, found "lots"/);

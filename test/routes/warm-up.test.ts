@@ -86,4 +86,30 @@ describe('warm-up requests', () => {
     assert.equal(child.status, 0, child.stderr);
     assert.deepEqual(JSON.parse(child.stdout), { before: true, after: true });
   });
+
+  it("leaves the real callers' hidden class as it is: a key's caller made before the warm-up keeps it", () => {
+    // The warm-up's caller is an object literal of the same fields as gate.ts callerFor's. A rank
+    // V8 cannot hold as a small integer there gave every caller a new hidden class, and the callers
+    // of the keys loaded before kept a deprecated one: the first real request deoptimized the
+    // pipeline ("wrong map" in authorize).
+    const module = (path: string): string => JSON.stringify(new URL(path, import.meta.url).href);
+    const script = `
+      const { callerFor } = await import(${module('../../runtime/access/gate.js')});
+      const { loadPolicy } = await import(${module('../../runtime/access/policy.js')});
+      const { allOperations } = await import(${module('../../runtime/routes/registry.js')});
+      const { answerOnce, warmUpRequests } = await import(${module('../../runtime/routes/warm-up.js')});
+      const { fixtureSnapshot } = await import(${module('../support/snapshots.js')});
+      const policy = loadPolicy();
+      const { store } = fixtureSnapshot();
+      const loadedBefore = callerFor('k_before', 'business', policy);
+      const operations = new Map(allOperations().map((op) => [op.name, op]));
+      const request = warmUpRequests(store, allOperations()).find((warmUp) => warmUp.operation === 'countryDetail');
+      answerOnce(store, operations.get(request.operation), request, 'full', 'full', ${NOW_MS});
+      const loadedAfter = callerFor('k_after', 'business', policy);
+      console.log(JSON.stringify({ sameClass: %HaveSameMap(loadedBefore, loadedAfter) }));
+    `;
+    const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    assert.deepEqual(JSON.parse(child.stdout), { sameClass: true });
+  });
 });

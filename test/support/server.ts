@@ -221,7 +221,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CHILD, JSON.stringify(childOptions)], {
       cwd: REPO_ROOT,
       // Quota counters persist into the temp dir, never into the repository's data/ (tests would share them).
-      // A short soak before ready (the default 6,000 requests per thread take ~1.4 s on the fixture): the path runs, starts stay quick.
+      // A short soak before ready (300 requests per thread, 100 of them over a loopback socket; the default is 9,000): the path runs, starts stay quick.
       env: { ...process.env, GEOAPI_QUOTA_STATE_FILE: join(dir, 'quota-state.json'), GEOAPI_WARM_UP_REQUESTS: '300', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
