@@ -86,9 +86,9 @@ export function socketSoak(options: SocketSoakOptions): Promise<SocketSoakResult
   const port = uws.us_socket_local_port(listenSocket);
   // The n-th request sent: its target, its key, whether it asks for compression.
   const unknownKey = (n: number): boolean => n % UNKNOWN_KEY_EVERY === UNKNOWN_KEY_EVERY - 1;
-  const targetOf = (n: number): string => targets[n % targets.length]!;
+  const targetAt = (n: number): string => targets[n % targets.length]!;
   const requestBytes = (n: number): string =>
-    `GET ${targetOf(n)} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-GEOAPI-KEY: ${unknownKey(n) ? `${options.key}-unknown-${n}` : options.key}\r\n${n % 2 === 1 ? `Accept-Encoding: ${ACCEPT_ENCODING}\r\n` : ''}\r\n`;
+    `GET ${targetAt(n)} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-GEOAPI-KEY: ${unknownKey(n) ? `${options.key}-unknown-${n}` : options.key}\r\n${n % 2 === 1 ? `Accept-Encoding: ${ACCEPT_ENCODING}\r\n` : ''}\r\n`;
   const deadline = performance.now() + options.budgetMs;
   return new Promise((resolve) => {
     const sockets: Socket[] = [];
@@ -138,7 +138,7 @@ export function socketSoak(options: SocketSoakOptions): Promise<SocketSoakResult
           result.answered++;
           if (!expectedStatuses(unknownKey(n)).includes(answer.status)) {
             result.unexpected++;
-            firstUnexpected ||= `GET ${targetOf(n)} answered ${answer.status}`;
+            firstUnexpected ||= `GET ${targetAt(n)} answered ${answer.status}`;
           }
         }
         fill();
