@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderReport } from './render.js';
 import { runReport, wrkAvailable, type RunnerOptions } from './runner.js';
+import { REPORT_SEED } from './workload.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -57,7 +58,7 @@ export function optionsFrom(argv: string[], log: (line: string) => void): { opti
     serviceSample: smoke ? 10 : 2000,
     // wrk counts whole seconds: sub-second smoke runs use the Node generator.
     useWrk: !smoke && !values['node-loadgen'] && Number.isInteger(seconds) && wrkAvailable(),
-    seed: 20261122,
+    seed: REPORT_SEED,
     log,
   };
   return { options, out: resolve(values.out ?? (smoke ? join(tmpdir(), 'geoapi-report-smoke.md') : resolve(REPO_ROOT, 'bench/REPORT.md'))) };

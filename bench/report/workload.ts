@@ -6,6 +6,9 @@ import { NANP_AREA_CODES } from '../../runtime/engine/phone.js';
 import { allCities, type City, type RawDataset } from './dataset.js';
 import { below, pick, prng, shuffle } from './random.js';
 
+/** The report's workload seed (bench/report/main.ts); the swap bench draws the same mix. */
+export const REPORT_SEED = 20261122;
+
 export const OPERATIONS = [
   'countryList',
   'countryStates',

@@ -181,6 +181,22 @@ function servingOf(store: Store, engine: Engine, responses: ResponseCache, setti
   return { store, engine, responses, settings };
 }
 
+/** A store a thread serves or is about to (BuiltApp.prepareStore), and what serves it: null once neither. */
+interface ServingTarget {
+  readonly store: Store;
+  serving(): Serving | null;
+}
+
+function targetFor(scope: Scope, pending: { serving: Serving | null }, store: Store): ServingTarget {
+  return { store, serving: () => (scope.serving.store === store ? scope.serving : pending.serving?.store === store ? pending.serving : null) };
+}
+
+/** `settings` for another data version: a copy of one hidden class with the first (a spread made a class of its own, "wrong map" in writeResponse after a swap). */
+function settingsFor(dataVersion: string, settings: ResponseSettings): ResponseSettings {
+  const { privateMaxAgeSeconds, corsExposeHeaders, vary, cscHeaders, compression, log } = settings;
+  return { dataVersion, privateMaxAgeSeconds, corsExposeHeaders, vary, cscHeaders, compression, log };
+}
+
 function scopeOf(serving: Serving, state: WorkerState, fixedNowMs: number | null, log: (message: string) => void, requestIds: RequestIds, observer: RequestObserver): Scope {
   return { serving, state, fixedNowMs, log, requestIds, observer };
 }
@@ -211,13 +227,26 @@ export interface BuiltApp {
   app: UwsApp;
   /** Re-reads route policies after a policy reload. */
   refreshPolicy(): void;
-  /** Answers every request from now on from `store` (live snapshot swap); returns the store it replaces. */
+  /**
+   * Makes what serving `store` takes besides the store (its engine, an empty response cache) ahead
+   * of a swap to it, so that prefillSteps(store) can run while the current store still serves.
+   * Replaces any store prepared before.
+   */
+  prepareStore(store: Store): void;
+  /** Forgets the store prepareStore made ready (a swap called off). */
+  dropPreparedStore(): void;
+  /**
+   * Answers every request from now on from `store` (live snapshot swap), with what prepareStore
+   * made for it when it was prepared; returns the store it replaces.
+   */
   swapStore(store: Store): Store;
   /** The response cache of the snapshot now served (its counters feed the metrics). */
   responses(): ResponseCache;
   /**
    * Steps that render the lists without parameters ahead for every plan (prefillSteps) and send
-   * warm-up requests through the pipeline; `first`: the thread's first store, before it is ready.
+   * warm-up requests through the pipeline, into what serves `store` (the current store, or the one
+   * prepareStore made ready: a swap's run before it commits); `first`: the thread's first store,
+   * before it is ready. A step does nothing once `store` is neither.
    */
   prefillSteps(store: Store, first: boolean): PreparationStep[];
   /** Requests the soak has sent through the pipeline so far (all stores). */
@@ -281,18 +310,30 @@ export function buildApp(options: AppOptions): BuiltApp {
     write(scope, scope.serving.settings, res, req, { status: 404, body: errorBody('A', NOT_FOUND_MESSAGE), headOnly: method === 'head' }, requestId);
     scope.observer.answered(unmatched, NO_OPERATION, method, 404, startedAt, requestId, () => redactedTarget(req.getUrl(), req.getQuery()), undefined);
   });
+  /** What serves the store a swap is about to switch to (prepareStore), filled before it does. */
+  const pending: { serving: Serving | null } = { serving: null };
+  const servingNew = (next: Store): Serving =>
+    servingOf(next, engineFor(next), new ResponseCache(responseCacheBytes, next.manifest.dataVersion), settingsFor(next.manifest.dataVersion, scope.serving.settings));
   const swapStore = (next: Store): Store => {
     const previous = scope.serving;
-    // Policy-derived settings carry over; the data version and the response cache are the new snapshot's.
-    scope.serving = servingOf(next, engineFor(next), new ResponseCache(responseCacheBytes, next.manifest.dataVersion), { ...previous.settings, dataVersion: next.manifest.dataVersion });
+    const made = pending.serving?.store === next ? pending.serving : servingNew(next);
+    pending.serving = null;
+    // Policy-derived settings carry over (a policy reload since prepareStore changed the current ones); the data version and the response cache are the new snapshot's.
+    scope.serving = servingOf(next, made.engine, made.responses, settingsFor(next.manifest.dataVersion, previous.settings));
     return previous.store;
   };
   return {
     app,
     refreshPolicy,
+    prepareStore: (next) => {
+      pending.serving = servingNew(next);
+    },
+    dropPreparedStore: () => {
+      pending.serving = null;
+    },
     swapStore,
     responses: () => scope.serving.responses,
-    prefillSteps: (store, first) => prefillSteps(scope, routes, store, first ? soakCount : 0, (sent) => (soaked += sent), uws),
+    prefillSteps: (store, first) => prefillSteps(scope, routes, targetFor(scope, pending, store), first ? soakCount : 0, (sent) => (soaked += sent), uws),
     warmUpRequestsSent: () => soaked,
   };
 }
@@ -501,20 +542,22 @@ const PREFILL_DECISION: QuotaDecision = { allowed: true, headers: {} };
  * request would (step 6), but ahead of it: the country list, decoded and serialised from 250
  * records, takes 15–20 ms cold, and a key of each plan would pay it once per thread. Answers
  * already held, gated above a plan, or larger than PREFILL_MAX_SHARE of the budget are skipped.
- * A step does nothing once `store` is no longer served (a swap happened meanwhile).
+ * They fill what `target` returns: what serves their store now, or what will once a swap to it
+ * commits (prepareStore); a step does nothing once it returns null (another swap happened meanwhile).
  */
-function prefillSteps(scope: Scope, routes: readonly Route[], store: Store, soakCount: number, soaked: (sent: number) => void, uws: UwsModule): PreparationStep[] {
+function prefillSteps(scope: Scope, routes: readonly Route[], target: ServingTarget, soakCount: number, soaked: (sent: number) => void, uws: UwsModule): PreparationStep[] {
+  const store = target.store;
   // First the cache's ring, written once (ResponseCache.prefaultSteps): the answers below and the first requests land on touched pages.
-  const steps: PreparationStep[] = scope.serving.store === store ? scope.serving.responses.prefaultSteps() : [];
+  const steps: PreparationStep[] = target.serving()?.responses.prefaultSteps() ?? [];
   /** Routes whose answer was too large for one plan: not rendered again for the others. */
   const tooLarge = new Set<Route>();
   for (const route of routes) {
     if (route.paramNames.length > 0) continue;
     for (const plan of Object.keys(scope.state.policy.plans)) {
       steps.push(() => {
-        const serving = scope.serving;
+        const serving = target.serving();
         const policy = scope.state.policy;
-        if (serving.store !== store || policy.plans[plan] === undefined || tooLarge.has(route)) return;
+        if (serving === null || policy.plans[plan] === undefined || tooLarge.has(route)) return;
         const caller = callerFor('prefill', plan, policy);
         if (route.policy.gate !== null && caller.rank < route.policy.gate.minRank) return;
         const now = new Date(scope.fixedNowMs ?? Date.now());
@@ -539,7 +582,7 @@ function prefillSteps(scope: Scope, routes: readonly Route[], store: Store, soak
       });
     }
   }
-  steps.push(...pipelineSteps(scope, routes, store, soakCount, soaked, uws));
+  steps.push(...pipelineSteps(scope, routes, target, soakCount, soaked, uws));
   // Warming and prefilling rendered lists of every size: the thread keeps no buffer grown for the largest.
   steps.push(() => trimSharedJsonBytes());
   return steps;
@@ -612,18 +655,20 @@ const PIPELINE_CACHE_BYTES = 256 << 10;
  * request or the pipeline is broken. Then, with `soakCount`, the soak: two thirds in process
  * (soakStep), a third over a loopback socket (socketSoakStep), with the same scope.
  */
-function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store, soakCount: number, soaked: (sent: number) => void, uws: UwsModule): PreparationStep[] {
+function pipelineSteps(scope: Scope, routes: readonly Route[], target: ServingTarget, soakCount: number, soaked: (sent: number) => void, uws: UwsModule): PreparationStep[] {
+  const store = target.store;
   let warm: { scope: Scope; key: string; requests: Map<string, WarmUpRequest> } | null = null;
   const steps: PreparationStep[] = [
     () => {
-      if (scope.serving.store !== store) return;
+      const serving = target.serving();
+      if (serving === null) return;
       const { keys, key } = warmUpKeys(scope.state.policy);
       const requests = new Map<string, WarmUpRequest>();
       // A page rather than a whole list where the operation pages: the pipeline's code is the same, a 500-city list's render and compression cost 30–45 ms.
       for (const request of sampleRequests(store, routes.map((route) => route.op))) {
         if (!requests.has(request.operation) || (request.query['limit'] !== undefined && requests.get(request.operation)!.query['limit'] === undefined)) requests.set(request.operation, request);
       }
-      const { serving, state } = scope;
+      const { state } = scope;
       const warmServing = servingOf(serving.store, serving.engine, new ResponseCache(PIPELINE_CACHE_BYTES, serving.responses.dataVersion), serving.settings);
       const warmState = workerStateOf(state.policy, keys, noQuotaGate, state.draining, state.warm);
       warm = { scope: scopeOf(warmServing, warmState, scope.fixedNowMs, scope.log, new RequestIds('warm-up-'), scope.observer.quiet()), key, requests };
@@ -632,7 +677,7 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store, soa
   for (const route of routes) {
     steps.push(() => {
       const request = warm?.requests.get(route.op.name);
-      if (warm === null || request === undefined || scope.serving.store !== store) return;
+      if (warm === null || request === undefined || target.serving() === null) return;
       for (let round = 0; round < PIPELINE_ROUNDS; round++) {
         const res = new StandInResponse();
         serveRequest(warm.scope, route, res, new StandInRequest(route.op.path, request, warm.key), false);
@@ -641,7 +686,7 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], store: Store, soa
     });
   }
   if (soakCount > 0) {
-    const warmScope = (): { scope: Scope; key: string } | null => (warm !== null && scope.serving.store === store ? warm : null);
+    const warmScope = (): { scope: Scope; key: string } | null => (warm !== null && target.serving() !== null ? warm : null);
     const overSocket = socketShareOf(soakCount);
     steps.push(soakStep(routes, store, soakCount - overSocket, warmScope, soaked));
     if (overSocket > 0) steps.push(socketSoakStep(scope, uws, routes, store, overSocket, warmScope, soaked));

@@ -259,6 +259,19 @@ describe('after a swap', () => {
     assert.equal((next.json() as { message: string }).message, 'cursor is invalid or has been tampered with.');
   });
 
+  test('the new snapshot is prepared before it serves: its lists without parameters are answered from its cache at once', async () => {
+    // Rendered into the new snapshot's response cache before the threads switch to it (worker.ts,
+    // snapshot-prepare), so the first request for them after the swap is a hit of the new version.
+    await swapTo(server, snapshotA);
+    const dataVersion = (await server.get('/v1/meta/data-version', { plan: 'business' })).headers['x-geoapi-data-version'];
+    for (const path of ['/v1/countries', '/v1/regions']) {
+      const answer = await server.get(path, { plan: 'business' });
+      assert.equal(answer.status, 200, path);
+      assert.equal(answer.headers['x-cache'], 'HIT', path);
+      assert.equal(answer.headers['x-geoapi-data-version'], dataVersion, path);
+    }
+  });
+
   test('the previous store becomes unreachable (collected) in the worker', async () => {
     // The swap above replaced the fixture's store: the worker logs when the FinalizationRegistry sees it collected.
     const line = await server.waitForLog(new RegExp(`previous store \\(dataVersion ${server.dataVersion}\\) released`), 15_000);
