@@ -12,6 +12,10 @@ export const SHARED = {
   prefixTop: (entity: string): string => `prefix-top:${entity}`,
   /** SearchContext.cityKinds(): one KIND_CODE byte per city row. */
   cityKinds: 'city-kinds',
+  /** SearchContext.nodeCityKindMasks(): GeoIndex.nodeMasks of the city kinds, one byte per tree node. */
+  nodeKindMasks: 'node-kind-masks',
+  /** SearchContext.nodePopulationMaxima(entity): GeoIndex.nodeMaxima of its population, a Float64Array's bytes (entity: a SearchEntity). */
+  nodePopulationMaxima: (entity: string): string => `node-population-maxima:${entity}`,
   /** PostcodeFilterIndex.sharedLocalityByteStarts(). */
   localityByteStarts: 'locality-byte-starts',
   /** RowGroups.shared() of the postcode rows by a filter column (column: a POSTCODE_GROUPED_COLUMNS name). */

@@ -1,6 +1,7 @@
 // Structures derived from a snapshot that are immutable once built and identical in every worker
 // thread — trigram membership bitmaps, the trigram index of the changed docs and the codes of the
-// others (name-matches.ts), autocomplete's PrefixTop, city kinds, postcode locality
+// others (name-matches.ts), autocomplete's PrefixTop, city kinds and nearby's per-node bounds (the
+// KD-trees' population maxima, the cities' kind masks), postcode locality
 // offsets, postcode rows grouped by filter column — built here once, in the main thread, into
 // SharedArrayBuffers that go to the workers with their snapshot (at start a 'derived' message
 // once they listen, Store.adoptDerived; on a swap with the bytes in snapshot-prepare,
@@ -51,15 +52,21 @@ function deriveStructures(bytes: SnapshotBytes): Record<string, SharedArrayBuffe
     derived[SHARED.unchangedCodes(entity)] = indexes.unchangedCodes.buffer as SharedArrayBuffer;
     const top = buildPrefixTop(indexes);
     if (top !== null) derived[SHARED.prefixTop(entity)] = top.shared();
+    derived[SHARED.nodePopulationMaxima(entity)] = sharedCopy(search.nodePopulationMaxima(entity));
   }
-  const kinds = search.cityKinds();
-  const sharedKinds = new SharedArrayBuffer(kinds.byteLength);
-  new Uint8Array(sharedKinds).set(kinds);
-  derived[SHARED.cityKinds] = sharedKinds;
+  derived[SHARED.cityKinds] = sharedCopy(search.cityKinds());
+  derived[SHARED.nodeKindMasks] = sharedCopy(search.nodeCityKindMasks());
   const postcodes = new PostcodeEngine(store);
   derived[SHARED.localityByteStarts] = postcodes.sharedLocalityByteStarts();
   Object.assign(derived, postcodes.sharedRowGroups());
   return derived;
+}
+
+/** A typed array's bytes in a SharedArrayBuffer of their own. */
+function sharedCopy(array: Uint8Array | Float64Array): SharedArrayBuffer {
+  const shared = new SharedArrayBuffer(array.byteLength);
+  new Uint8Array(shared).set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+  return shared;
 }
 
 function withoutDerived(bytes: SnapshotBytes): SnapshotBytes {

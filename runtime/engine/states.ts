@@ -1,15 +1,30 @@
 // State resolution inside a country (siso = the state's iso2 in the country's local system,
 // case-insensitive) and ISO 3166-2 lookups.
+import { RowValues } from '../store/row-values.js';
 import type { Store } from '../store/types.js';
 import { perStore } from './per-store.js';
+
+/**
+ * A text field of every state row, read alone from the row bytes (RowValues) when the table has
+ * them: decoding whole records for one field made the lookups below cost ~50 ms to build on the
+ * full dataset, in one preparation step that held its thread that long during a live swap.
+ */
+function stateText(store: Store, name: 'iso2' | 'iso3166_2' | 'country_code'): (row: number) => string | null {
+  const rows = store.states.rowBytes;
+  const values = rows === null ? null : new RowValues(rows);
+  const field = values?.field(name);
+  if (values === null || field === undefined) return (row) => store.states.record(row)[name];
+  return (row) => values.value(row, field) as string | null;
+}
 
 const localCodes = perStore((store) => {
   // `${countryRow}:${ISO2}` → the country's state rows with that code, ascending (rows are in name
   // order within a country). Usually one; a few countries reuse a code.
   const byLocalCode = new Map<string, number[]>();
   const parents = store.relations.stateCountryRow;
+  const iso2Of = stateText(store, 'iso2');
   for (let row = 0; row < store.states.count; row++) {
-    const iso2 = store.states.record(row).iso2;
+    const iso2 = iso2Of(row);
     if (!iso2) continue;
     push(byLocalCode, `${parents[row]}:${iso2.toUpperCase()}`, row);
   }
@@ -36,10 +51,18 @@ const iso3166 = perStore((store) => {
   // Canonical codes first; the legacy fallback `CC-ISO2` only for rows whose iso3166_2 is null.
   const canonical = new Map<string, number[]>();
   const legacy = new Map<string, number[]>();
+  const iso3166Of = stateText(store, 'iso3166_2');
+  const iso2Of = stateText(store, 'iso2');
+  const countryCodeOf = stateText(store, 'country_code');
   for (let row = 0; row < store.states.count; row++) {
-    const record = store.states.record(row);
-    if (record.iso3166_2) push(canonical, record.iso3166_2.toUpperCase(), row);
-    else if (record.iso2 && record.country_code) push(legacy, `${record.country_code}-${record.iso2}`.toUpperCase(), row);
+    const iso3166 = iso3166Of(row);
+    if (iso3166) {
+      push(canonical, iso3166.toUpperCase(), row);
+      continue;
+    }
+    const iso2 = iso2Of(row);
+    const countryCode = countryCodeOf(row);
+    if (iso2 && countryCode) push(legacy, `${countryCode}-${iso2}`.toUpperCase(), row);
   }
   return { canonical, legacy };
 });

@@ -92,6 +92,8 @@ async function main(): Promise<void> {
   let listenSocket: UwsListenSocket | null = null;
   /** The first store, waiting for the main thread's derived structures ('derived') before its preparation. */
   let awaitingDerived: Store | null = null;
+  /** A second store over the first snapshot's bytes, prepared before the first and dropped (rehearsal in prepareInTurns). */
+  let rehearsal: Store | null = null;
   /** The store opened by snapshot-prepare, waiting for its commit. */
   let prepared: { generation: number; store: Store } | null = null;
 
@@ -165,6 +167,7 @@ async function main(): Promise<void> {
           // thread is as ready as the prepared store.
           const unready = awaitingDerived !== null || preparing !== null;
           awaitingDerived = null;
+          rehearsal = null;
           preparing = null;
           if (unready) post({ type: 'warmed', ms: performance.now() - threadStarted, warmUpRequests: built.warmUpRequestsSent() });
           released.register(previous, previous.manifest.dataVersion);
@@ -176,8 +179,12 @@ async function main(): Promise<void> {
           break;
         case 'derived':
           if (awaitingDerived === null) break;
-          if (message.derived !== null) awaitingDerived.adoptDerived(message.derived);
-          prepareInTurns(awaitingDerived, built);
+          if (message.derived !== null) {
+            awaitingDerived.adoptDerived(message.derived);
+            rehearsal?.adoptDerived(message.derived);
+          }
+          prepareInTurns(awaitingDerived, built, rehearsal);
+          rehearsal = null;
           awaitingDerived = null;
           break;
         case 'snapshot-abort':
@@ -222,7 +229,10 @@ async function main(): Promise<void> {
   });
   // A test seam's store may lack sections the preparation reads: only the real one is prepared,
   // once the main thread has sent the structures it builds for every thread ('derived').
-  if (init.operationsModule === null) awaitingDerived = store;
+  if (init.operationsModule === null) {
+    awaitingDerived = store;
+    if (start.snapshot !== null) rehearsal = openStore(start.snapshot);
+  }
   else post({ type: 'warmed', ms: 0, warmUpRequests: 0 });
 }
 
@@ -255,10 +265,19 @@ const SWAP_PREPARATION_PACE = 4;
  * prefilled answers in turns (runInTurns), then tells the main thread, which makes /readyz answer
  * ready once every thread has.
  */
-function prepareInTurns(store: Store, built: Pick<BuiltApp, 'prefillSteps' | 'warmUpRequestsSent'>): void {
+function prepareInTurns(store: Store, built: Pick<BuiltApp, 'prefillSteps' | 'warmUpRequestsSent'>, rehearsal: Store | null): void {
   preparing = store;
   const started = performance.now();
   const steps: PreparationStep[] = [
+    // First a rehearsal of a live swap: the same preparation on a second store over the same bytes
+    // (dropped by the collection below). V8 records, per object shape, the kind of value each field
+    // has held; the objects of a second store changed those records for dozens of fields (the
+    // store's tables and relations, the search indexes, the postcode row groups), and every function
+    // optimized on the first store's was thrown away at once, while the thread served: during a live
+    // swap under load answers waited ~0.1–0.2 s ("code dependencies" in --trace-deopt). Rehearsed
+    // here, before the code is optimized, a swap finds nothing left to change (README, Updating the
+    // data: Under load). It costs ~0.5–1 s more before ready (full dataset), no memory once ready.
+    ...(rehearsal === null ? [] : preparationStepsFor(rehearsal, nowFunction())),
     ...preparationStepsFor(store, nowFunction()),
     // Before the first ready, one full collection between the indexes and the requests: what
     // loading and building left behind goes back before ready. Not after the warm-up requests: a

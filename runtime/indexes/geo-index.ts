@@ -350,6 +350,11 @@ export class GeoIndex {
     return this.summarise(new Uint8Array(this.heapSize()), bitOf, (a, b) => a | b);
   }
 
+  /** How many values nodeMaxima() and nodeMasks() return: one per heap number, 0 unused. */
+  get summaryLength(): number {
+    return this.heapSize();
+  }
+
   /** One more than the largest heap number of the tree's nodes (kdbush's recursion: leaves of at most nodeSize + 1 points). */
   private heapSize(): number {
     const nodeSize = this.tree.nodeSize;

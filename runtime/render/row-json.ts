@@ -525,11 +525,11 @@ export function rowsBody(prefix: string, writer: RowJsonWriter, rows: readonly n
   return out.view();
 }
 
-/** Writes (and drops) rows of a table under a projection, so the first real list runs compiled code. */
-export function warmRowJson(rows: RowBytes, projection: Projection, count: number): void {
+/** Writes (and drops) rows [from, to) of a table under a projection, so the first real list runs compiled code. */
+export function warmRowJson(rows: RowBytes, projection: Projection, from: number, to: number): void {
   const writer = rowJsonWriter(rows, projection, []);
   const out = sharedJsonBytes.reset();
-  for (let row = 0; row < count; row++) {
+  for (let row = from; row < to; row++) {
     writer.write(out.reset(), row, null);
   }
   out.reset();

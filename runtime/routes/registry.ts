@@ -12,6 +12,10 @@ import { warmRowJson } from '../render/row-json.js';
 import type { Store } from '../store/types.js';
 import { settleBufferMaps, warmUpSteps } from './warm-up.js';
 
+/** Rows of each table the row writer runs over at each tier, and how many per preparation step. */
+const WARM_ROWS = 2000;
+const WARM_ROWS_PER_STEP = 500;
+
 /**
  * What the first requests would otherwise prepare (runtime/engine preparationSteps), then the row
  * writer run over some rows at each tier, then (given the server's clock) every operation's
@@ -24,7 +28,11 @@ export function preparationStepsFor(store: Store, nowMs?: () => number): (() => 
   for (const [table, set] of [[store.cities, CITY_FIELDS], [store.states, STATE_FIELDS]] as const) {
     const rowBytes = table.rowBytes;
     if (rowBytes === null) continue;
-    for (const tier of ['basic', 'coordinates', 'full'] as const) steps.push(() => warmRowJson(rowBytes, projectionFor(set, tier), Math.min(table.count, 2000)));
+    const rows = Math.min(table.count, WARM_ROWS);
+    // In slices: a step holds its thread for its whole length, and a swap's preparation runs while the thread serves.
+    for (const tier of ['basic', 'coordinates', 'full'] as const) {
+      for (let from = 0; from < rows; from += WARM_ROWS_PER_STEP) steps.push(() => warmRowJson(rowBytes, projectionFor(set, tier), from, Math.min(rows, from + WARM_ROWS_PER_STEP)));
+    }
   }
   if (nowMs !== undefined) steps.push(...warmUpSteps(store, allOperations(), nowMs));
   return steps;

@@ -62,7 +62,7 @@ describe('shared structures (built once by the main thread)', () => {
     const shared = withSharedStructures(bytes, (message) => assert.fail(message));
     assert.equal(shared.sections, bytes.sections, 'the sections themselves are not copied');
     const names = Object.keys(shared.derived ?? {});
-    for (const name of [SHARED.trigramLongLists(trigramSection('cities')), SHARED.trigramChanged('cities'), SHARED.unchangedCodes('cities'), SHARED.prefixTop('cities'), SHARED.cityKinds, SHARED.localityByteStarts, ...POSTCODE_GROUPED_COLUMNS.map(SHARED.postcodeRows)]) assert.ok(names.includes(name), name);
+    for (const name of [SHARED.trigramLongLists(trigramSection('cities')), SHARED.trigramChanged('cities'), SHARED.unchangedCodes('cities'), SHARED.prefixTop('cities'), SHARED.cityKinds, SHARED.nodeKindMasks, SHARED.nodePopulationMaxima('cities'), SHARED.localityByteStarts, ...POSTCODE_GROUPED_COLUMNS.map(SHARED.postcodeRows)]) assert.ok(names.includes(name), name);
     for (const buffer of Object.values(shared.derived!)) assert.ok(buffer instanceof SharedArrayBuffer);
     assert.equal(openStore(bytes).derived(SHARED.cityKinds), null, 'a store over plain bytes has none');
   });
@@ -74,6 +74,13 @@ describe('shared structures (built once by the main thread)', () => {
     const random = prng(18);
     assert.deepEqual(engineFor(shared).search.cityKinds(), engineFor(own).search.cityKinds());
     assert.ok(engineFor(shared).search.cityKinds().buffer instanceof SharedArrayBuffer);
+    // Nearby's per-node bounds: the main thread's, equal to the thread's own.
+    assert.deepEqual(engineFor(shared).search.nodeCityKindMasks(), engineFor(own).search.nodeCityKindMasks());
+    assert.ok(engineFor(shared).search.nodeCityKindMasks().buffer instanceof SharedArrayBuffer);
+    for (const entity of ['cities', 'states', 'countries'] as const) {
+      assert.deepEqual(engineFor(shared).search.nodePopulationMaxima(entity), engineFor(own).search.nodePopulationMaxima(entity), entity);
+      assert.ok(engineFor(shared).search.nodePopulationMaxima(entity).buffer instanceof SharedArrayBuffer, entity);
+    }
     // The changed docs' trigram index and the unchanged docs' codes: the main thread's bytes, the same as the thread's own.
     const [ownCities, sharedCities] = [engineFor(own).search.indexes('cities'), engineFor(shared).search.indexes('cities')];
     assert.ok(sharedCities.unchangedCodes.buffer instanceof SharedArrayBuffer);

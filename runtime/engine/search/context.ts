@@ -41,6 +41,12 @@ export interface EntityIndexes extends NameTrigrams {
   readonly trigramChangedBytes: SharedArrayBuffer;
 }
 
+/** A shared per-node array, checked against the tree it summarises (one value per heap-numbered node). */
+function nodeArray<T extends Uint8Array | Float64Array>(values: T, geo: GeoIndex, name: string): T {
+  if (values.length !== geo.summaryLength) throw new Error(`${name} (shared): expected ${geo.summaryLength} nodes, found ${values.length}`);
+  return values;
+}
+
 export class SearchContext {
   private readonly entities = new Map<SearchEntity, EntityIndexes>();
   private postcodes: NearbyIndexes | null = null;
@@ -95,19 +101,29 @@ export class SearchContext {
     return opened;
   }
 
-  /** GeoIndex.nodeMaxima of the entity's population: nearby's min_population bound per tree node, built once per Store and thread. */
+  /**
+   * GeoIndex.nodeMaxima of the entity's population: nearby's min_population bound per tree node.
+   * The main thread's (shared.ts), else built once per Store and thread.
+   */
   nodePopulationMaxima(entity: SearchEntity): Float64Array {
     let maxima = this.populationMaxima.get(entity);
     if (maxima === undefined) {
       const indexes = this.indexes(entity);
-      this.populationMaxima.set(entity, (maxima = indexes.geo.nodeMaxima(indexes.population)));
+      const shared = this.store.derived(SHARED.nodePopulationMaxima(entity));
+      maxima = shared !== null ? nodeArray(new Float64Array(shared), indexes.geo, SHARED.nodePopulationMaxima(entity)) : indexes.geo.nodeMaxima(indexes.population);
+      this.populationMaxima.set(entity, maxima);
     }
     return maxima;
   }
 
-  /** GeoIndex.nodeMasks of the cities' kinds (cityKinds): nearby's kind bound per tree node. */
+  /** GeoIndex.nodeMasks of the cities' kinds (cityKinds): nearby's kind bound per tree node. The main thread's (shared.ts), else built once per Store and thread. */
   nodeCityKindMasks(): Uint8Array {
-    return (this.kindMasks ??= this.indexes('cities').geo.nodeMasks(this.cityKinds()));
+    if (this.kindMasks === null) {
+      const geo = this.indexes('cities').geo;
+      const shared = this.store.derived(SHARED.nodeKindMasks);
+      this.kindMasks = shared !== null ? nodeArray(new Uint8Array(shared), geo, SHARED.nodeKindMasks) : geo.nodeMasks(this.cityKinds());
+    }
+    return this.kindMasks;
   }
 
   /** Nearby postcodes (`geo.postcodes`: rows with both coordinates) and postcode ids. */
