@@ -215,6 +215,11 @@ class RequestIds {
   next(): string {
     return this.prefix + (++this.count).toString(36);
   }
+
+  /** How many ids were drawn: one per request the thread has started. */
+  get issued(): number {
+    return this.count;
+  }
 }
 
 /** A WorkerState (see servingOf): the worker's, and the warm-up's own. */
@@ -251,6 +256,8 @@ export interface BuiltApp {
   prefillSteps(store: Store, first: boolean): PreparationStep[];
   /** Requests the soak has sent through the pipeline so far (all stores). */
   warmUpRequestsSent(): number;
+  /** Requests the thread has started answering so far (its request ids; the warm-up's are apart). */
+  requestsStarted(): number;
 }
 
 /** Builds the worker's app. */
@@ -335,6 +342,7 @@ export function buildApp(options: AppOptions): BuiltApp {
     responses: () => scope.serving.responses,
     prefillSteps: (store, first) => prefillSteps(scope, routes, targetFor(scope, pending, store), first ? soakCount : 0, (sent) => (soaked += sent), uws),
     warmUpRequestsSent: () => soaked,
+    requestsStarted: () => scope.requestIds.issued,
   };
 }
 

@@ -3,11 +3,33 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { runInTurns } from '../../runtime/http/turns.js';
 
-function run(steps: (() => boolean | void | Promise<void>)[], options: { wanted?: () => boolean; pace?: number } = {}): Promise<{ failures: string[] }> {
+function run(steps: (() => boolean | void | Promise<void>)[], options: { wanted?: () => boolean; pace?: number; busy?: () => boolean } = {}): Promise<{ failures: string[] }> {
   return new Promise((resolve) => {
     const failures: string[] = [];
-    runInTurns(steps, { wanted: options.wanted ?? (() => true), done: () => resolve({ failures }), failed: (error) => failures.push(error.message), ...(options.pace === undefined ? {} : { pace: options.pace }) });
+    runInTurns(steps, {
+      wanted: options.wanted ?? (() => true),
+      done: () => resolve({ failures }),
+      failed: (error) => failures.push(error.message),
+      ...(options.pace === undefined ? {} : { pace: options.pace }),
+      ...(options.busy === undefined ? {} : { busy: options.busy }),
+    });
   });
+}
+
+/** How many timers `work` sets (the rests of a paced run are timers; turns without a rest are immediates). */
+async function timersSetBy(work: () => Promise<unknown>): Promise<number> {
+  const original = globalThis.setTimeout;
+  let count = 0;
+  globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+    count++;
+    return original(...args);
+  }) as typeof setTimeout;
+  try {
+    await work();
+  } finally {
+    globalThis.setTimeout = original;
+  }
+  return count;
 }
 
 function busyFor(ms: number): void {
@@ -78,5 +100,11 @@ describe('runInTurns', () => {
     const elapsed = performance.now() - started;
     // 5 steps of 4 ms, each followed by a rest of at least 16 ms (a timer never fires early by more than its rounding).
     assert.ok(elapsed >= 5 * stepMs * 5 - 5, `took ${elapsed.toFixed(1)} ms, expected at least ~100 ms`);
+  });
+
+  test('with a pace and a busy check, rests only after steps during which requests came', async () => {
+    const steps = () => Array.from({ length: 5 }, () => () => busyFor(2));
+    assert.equal(await timersSetBy(() => run(steps(), { pace: 4, busy: () => false })), 0, 'an idle thread does not rest');
+    assert.ok((await timersSetBy(() => run(steps(), { pace: 4, busy: () => true }))) >= 4, 'a busy one rests after its steps');
   });
 });
