@@ -261,9 +261,9 @@ function nowFunction(): () => number {
 /**
  * A swap's preparation rests this many times as long as each step took, while the thread answers
  * requests (an idle one does not rest), so it takes at most a fifth of its thread's time and the
- * requests on the current store keep theirs. Unpaced, its ~1 s
- * of CPU per thread (full dataset) ran in ~2 s beside the report's mix at 6,000 req/s and answers
- * queued for ~0.5 s (README, Updating the data: Under load).
+ * requests on the current store keep theirs. Unpaced, its ~1 s of CPU per thread (full dataset)
+ * ran in ~2 s beside the report's mix at 6,000 req/s and answers queued for ~0.5 s (README,
+ * Updating the data: Under load).
  */
 const SWAP_PREPARATION_PACE = 4;
 
