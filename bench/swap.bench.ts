@@ -99,7 +99,7 @@ async function untilReady(server: TestServer): Promise<void> {
   }
 }
 
-/** The mix at SWAP_RATE on a new server from 2 s after ready; with `swapTo`, a swap to it SWAP_AFTER_MS in. */
+/** The mix at SWAP_RATE on a new server from 2 s after ready; with `swap`, a swap to the second snapshot SWAP_AFTER_MS in. */
 async function loadThrough(snapshots: [string, string], work: string, mixFile: string, swap: boolean): Promise<LoadResult> {
   const current = join(work, `current-load-${swap ? 'swap' : 'none'}`);
   const flip = (target: string): void => {
