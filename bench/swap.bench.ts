@@ -48,14 +48,16 @@ async function waitForSwaps(server: TestServer, count: number): Promise<void> {
   }
 }
 
+/** Points the symlink `current` at `target` atomically (a new link renamed over the old one), as a deploy would. */
+function pointLink(current: string, target: string): void {
+  rmSync(`${current}.next`, { force: true });
+  symlinkSync(target, `${current}.next`);
+  renameSync(`${current}.next`, current);
+}
+
 async function run(label: string, snapshots: [string, string], work: string, env: Record<string, string>): Promise<{ first: number; last: number; peak: number }> {
   const current = join(work, `current-${label}`);
-  const flip = (target: string): void => {
-    rmSync(`${current}.next`, { force: true });
-    symlinkSync(target, `${current}.next`);
-    renameSync(`${current}.next`, current);
-  };
-  flip(snapshots[0]);
+  pointLink(current, snapshots[0]);
   const server = await startTestServer({ snapshotDir: current, threads: 2, env: { GEOAPI_SNAPSHOT_WATCH: 'off', ...env } });
   try {
     const exercise = async (): Promise<void> => {
@@ -69,7 +71,7 @@ async function run(label: string, snapshots: [string, string], work: string, env
     const first = rssMiB(server.pid);
     let peak = first;
     for (let swap = 1; swap <= SWAPS; swap++) {
-      flip(snapshots[swap % 2]!);
+      pointLink(current, snapshots[swap % 2]!);
       process.kill(server.pid, 'SIGHUP');
       await waitForSwaps(server, swap);
       await exercise();
@@ -90,24 +92,10 @@ function writeMix(file: string): void {
   writeFileSync(file, `${workload.mix.join('\n')}\n`);
 }
 
-/** Waits for /readyz to answer 200 (the test server resolves once it listens, before its warm-up). */
-async function untilReady(server: TestServer): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while ((await fetch(`${server.url}/readyz`).then((answer) => answer.status, () => 0)) !== 200) {
-    if (Date.now() > deadline) throw new Error(`not ready in 120 s:\n${server.logs()}`);
-    await sleep(50);
-  }
-}
-
 /** The mix at SWAP_RATE on a new server from 2 s after ready; with `swap`, a swap to the second snapshot SWAP_AFTER_MS in. */
 async function loadThrough(snapshots: [string, string], work: string, mixFile: string, swap: boolean): Promise<LoadResult> {
   const current = join(work, `current-load-${swap ? 'swap' : 'none'}`);
-  const flip = (target: string): void => {
-    rmSync(`${current}.next`, { force: true });
-    symlinkSync(target, `${current}.next`);
-    renameSync(`${current}.next`, current);
-  };
-  flip(snapshots[0]);
+  pointLink(current, snapshots[0]);
   // As shipped: the full warm-up, the allocator setting `npm start` uses.
   const server = await startTestServer({
     snapshotDir: current,
@@ -115,12 +103,12 @@ async function loadThrough(snapshots: [string, string], work: string, mixFile: s
     env: { GEOAPI_SNAPSHOT_WATCH: 'off', GEOAPI_WARM_UP_REQUESTS: String(DEFAULT_WARM_UP_REQUESTS), MALLOC_MMAP_THRESHOLD_: '131072' },
   });
   try {
-    await untilReady(server);
+    await server.untilReady(120_000);
     await sleep(2000);
     const load = runNodeLoad({ port: server.port, key: server.keys.business, pathsFile: mixFile, mode: 'open', connections: 32, seconds: LOAD_SECONDS, rate: SWAP_RATE, windows: LOAD_SECONDS * WINDOWS_PER_SECOND });
     if (swap) {
       await sleep(SWAP_AFTER_MS);
-      flip(snapshots[1]);
+      pointLink(current, snapshots[1]);
       process.kill(server.pid, 'SIGHUP');
     }
     const result = await load;

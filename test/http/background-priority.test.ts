@@ -83,14 +83,6 @@ describe('the background threads\' priority', { skip: !onLinux && 'per-thread pr
   });
 });
 
-/** Waits until the server's /readyz answers ready (every thread warmed: the plan is applied then). */
-async function untilReady(server: TestServer): Promise<void> {
-  for (let tries = 0; (await server.get('/readyz')).status !== 200; tries++) {
-    assert.ok(tries < 600, 'the server did not get ready within 30 s');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Nice values of a process's threads: its main thread's, and the others'. */
 function threadNices(pid: number): { main: number; others: number[] } {
   const niceOf = (id: string): number => Number(readFileSync(`/proc/${pid}/task/${id}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
@@ -102,7 +94,7 @@ describe('a server\'s threads', { skip: !onLinux && 'per-thread priorities are L
   it('serve the request threads at the main thread\'s priority and, once ready, V8\'s platform threads 10 below it', async () => {
     const server = await startTestServer({ threads: 2 });
     try {
-      await untilReady(server);
+      await server.untilReady(); // every thread warmed: the plan is applied then
       assert.equal((await server.get('/v1/countries/FR', { plan: 'business' })).status, 200);
       const { main, others } = threadNices(server.pid);
       const lowered = Math.min(19, main + 10);
@@ -117,7 +109,7 @@ describe('a server\'s threads', { skip: !onLinux && 'per-thread priorities are L
   it('leave every thread at the main thread\'s priority with --background-nice 0', async () => {
     const server = await startTestServer({ threads: 2, args: ['--background-nice', '0'] });
     try {
-      await untilReady(server);
+      await server.untilReady(); // every thread warmed: the plan is applied then
       assert.equal((await server.get('/v1/countries/FR', { plan: 'business' })).status, 200);
       const { main, others } = threadNices(server.pid);
       assert.deepEqual(others, others.map(() => main));

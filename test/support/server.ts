@@ -119,6 +119,8 @@ export interface TestServer {
   pid: number;
   logs(): string;
   waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Waits until /readyz answers 200 (every thread warmed); the server itself resolves once it listens, before that. */
+  untilReady(timeoutMs?: number): Promise<void>;
   get(path: string, options?: RequestOptions): Promise<TestResponse>;
   raw(bytes: string | Buffer, timeoutMs?: number): Promise<string>;
   close(): Promise<void>;
@@ -273,6 +275,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           if (line !== undefined) return line;
           if (Date.now() > deadline) throw new Error(`no log line matching ${pattern} within ${timeoutMs} ms; logs:\n${stderr}`);
           await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      },
+      untilReady: async (timeoutMs = 30_000) => {
+        const deadline = Date.now() + timeoutMs;
+        while ((await request(`${url}/readyz`, {})).status !== 200) {
+          if (Date.now() > deadline) throw new Error(`the server did not get ready within ${timeoutMs / 1000} s; logs:\n${stderr}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
         }
       },
       get: (path, requestOptions = {}) => request(`${url}${path}`, { ...requestOptions, ...keyOption(requestOptions.key ?? (requestOptions.plan ? keys[requestOptions.plan] : undefined)) }),
