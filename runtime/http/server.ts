@@ -400,14 +400,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     for (const handle of handles) handle.worker.postMessage(message);
   };
 
+  // A reload whose keys or policy equal the ones served changes nothing and sends nothing: a new
+  // copy in every thread would make V8 drop the request path's optimized code that relied on the
+  // old objects' fields (authorize, serveRequest: "code dependencies"), for the same answers.
   const reloadKeys = (): void => {
     if (stopping) return;
     try {
       const next = snapshotOfKeys(readKeyFile(keysFile));
-      keys = next;
-      broadcast({ type: 'keys', keys });
+      const unchanged = JSON.stringify(next) === JSON.stringify(keys);
+      if (!unchanged) {
+        keys = next;
+        broadcast({ type: 'keys', keys });
+      }
       const inFile = keys.entries.filter((entry) => entry.id !== CONSOLE_KEY_ID);
-      log(`keys: reloaded ${keysFile} (${inFile.filter((entry) => !entry.revoked).length} not revoked of ${inFile.length})`);
+      log(`keys: ${unchanged ? 'unchanged' : 'reloaded'} ${keysFile} (${inFile.filter((entry) => !entry.revoked).length} not revoked of ${inFile.length})`);
     } catch (error) {
       log(`keys: keeping the previous keys: ${(error as Error).message}`);
     }
@@ -416,6 +422,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (stopping) return;
     try {
       const text = readPolicyText(policyFile);
+      if (text === policyText) {
+        log(`policy: unchanged ${policyFile} (compat: ${policy.compat})`);
+        return;
+      }
       policy = parsePolicy(text, policyFile, aliasHeaders, config.compat);
       policyText = text;
       broadcast({ type: 'policy', text, source: policyFile });

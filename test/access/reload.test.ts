@@ -1,5 +1,6 @@
 // The running server follows the key file and the policy file: added keys work, revoked keys stop
-// working, a broken edit keeps the previous state (and says why in the log).
+// working, a broken edit keeps the previous state (and says why in the log), and a reload that
+// finds them as they were sends the threads nothing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,16 @@ before(async () => {
 });
 after(async () => {
   await server.close();
+});
+
+describe('reload with nothing changed', () => {
+  it('keeps the keys and the policy the threads hold, and logs them as unchanged', async () => {
+    process.kill(server.pid, 'SIGHUP');
+    await server.waitForLog(/keys: unchanged \S+ \(\d+ not revoked of \d+\)/);
+    await server.waitForLog(/policy: unchanged \S*policy\.json/);
+    assert.doesNotMatch(server.logs(), /keys: reloaded|policy: reloaded/);
+    assert.equal((await server.get('/v1/countries', { plan: 'starter' })).status, 200);
+  });
 });
 
 describe('key file reload', () => {
