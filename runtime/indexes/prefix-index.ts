@@ -91,9 +91,11 @@ export class PrefixIndexBuilder {
 }
 
 export class PrefixIndex {
-  // The last probed key as UTF-8 (probes repeat the same key: range, then isExact per entry).
+  // The last probed key as UTF-8 (probes repeat the same key: range, then isExact per entry),
+  // a view of probeBytes: encoded into them, not into a new array (and backing store) per key.
   private probeKey = '';
   private probe = new Uint8Array(0);
+  private probeBytes = new Uint8Array(64);
 
   private constructor(
     private readonly keyStarts: Uint32Array,
@@ -177,7 +179,9 @@ export class PrefixIndex {
 
   private encode(key: string): Uint8Array {
     if (key !== this.probeKey) {
-      this.probe = encoder.encode(key);
+      // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair 4 for its 2).
+      if (this.probeBytes.length < key.length * 3) this.probeBytes = new Uint8Array(key.length * 3);
+      this.probe = this.probeBytes.subarray(0, encoder.encodeInto(key, this.probeBytes).written);
       this.probeKey = key;
     }
     return this.probe;

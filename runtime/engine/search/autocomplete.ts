@@ -103,6 +103,33 @@ function better(score: number, field: number, currentScore: number, currentField
   return score > currentScore || (score === currentScore && field < currentField);
 }
 
+/** rankScores[i]: the served (rounded) score of rows[i], in a scratch array reused by every search of the thread. */
+let rankScoreScratch = new Float64Array(64);
+function rankScoresOf(rows: readonly number[], scores: Float64Array): Float64Array {
+  if (rankScoreScratch.length < rows.length) rankScoreScratch = new Float64Array(Math.max(rows.length, rankScoreScratch.length * 2));
+  for (let i = 0; i < rows.length; i++) rankScoreScratch[i] = roundScore(scores[rows[i]!]!);
+  return rankScoreScratch;
+}
+
+/** The k-th largest of values[0, count) (1 ≤ k ≤ count): the k largest kept in order, k is a page's size. */
+let largestScratch = new Float64Array(16);
+function kthLargest(values: Float64Array, count: number, k: number): number {
+  if (largestScratch.length < k) largestScratch = new Float64Array(k);
+  const largest = largestScratch;
+  let held = 0;
+  for (let i = 0; i < count; i++) {
+    const value = values[i]!;
+    if (held === k && value <= largest[k - 1]!) continue;
+    let at = held < k ? held++ : k - 1;
+    while (at > 0 && largest[at - 1]! < value) {
+      largest[at] = largest[at - 1]!;
+      at--;
+    }
+    largest[at] = value;
+  }
+  return largest[k - 1]!;
+}
+
 export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQuery): AutocompleteCandidate[] {
   if (query.rows.isEmpty) return [];
   const s = scratchFor(indexes);
@@ -172,18 +199,18 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
   const top = new TopK<AutocompleteCandidate>(query.limit, compareAutocomplete, (c) => ({ ...c }));
   const candidate: AutocompleteCandidate = { row: 0, id: 0, match: 0, score: 0, rankScore: 0, field: 'name', population: 0 };
   const population = indexes.prominence;
-  const offer = (row: number, match: number, score: number, field: number): void => {
+  // rankScore: rule 3's value, which it reads only for MATCH_OTHER rows (0 for the others).
+  const offer = (row: number, match: number, score: number, rankScore: number, field: number): void => {
     candidate.row = row;
     candidate.match = match;
     candidate.score = score;
-    // Only rule 3 reads it, and only for MATCH_OTHER rows (few): rounding elsewhere is wasted.
-    candidate.rankScore = match === MATCH_OTHER ? roundScore(score) : 0;
+    candidate.rankScore = rankScore;
     candidate.field = FIELDS[field]!;
     candidate.population = population[row]!;
     candidate.id = indexes.idAt(row);
     top.offer(candidate);
   };
-  for (const row of prefixRows) offer(row, s.match[row]!, s.score[row]!, s.field[row]!);
+  for (const row of prefixRows) offer(row, s.match[row]!, s.score[row]!, 0, s.field[row]!);
   // Rules 1–2 outrank everything else: other candidates matter only if these leave room.
   if (prefixRows.length >= query.limit) return top.items;
 
@@ -222,6 +249,15 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
   for (let i = 0; i < matches.count; i++) {
     consider(matches.rows[i]!, matches.scores[i]!, matches.fields[i] === TRIGRAM_FIELD_NATIVE ? FIELD_RANK.native : FIELD_RANK.name);
   }
-  for (const row of otherRows) offer(row, MATCH_OTHER, s.otherScore[row]!, s.otherField[row]!);
+  // Rules 1–2 rank every prefix row first, and rule 3 every other row by rankScore: one whose
+  // rankScore is below the `room` best of the others can never be shown, and is not offered
+  // (offering builds its candidate, reads its id and copies what the page keeps).
+  const room = query.limit - prefixRows.length;
+  const rankScores = rankScoresOf(otherRows, s.otherScore);
+  const cut = otherRows.length > room ? kthLargest(rankScores, otherRows.length, room) : -Infinity;
+  for (let i = 0; i < otherRows.length; i++) {
+    const row = otherRows[i]!;
+    if (rankScores[i]! >= cut) offer(row, MATCH_OTHER, s.otherScore[row]!, rankScores[i]!, s.otherField[row]!);
+  }
   return top.items;
 }
