@@ -91,11 +91,12 @@ export class PrefixIndexBuilder {
 }
 
 export class PrefixIndex {
-  // The last probed key as UTF-8 (probes repeat the same key: range, then isExact per entry),
-  // a view of probeBytes: encoded into them, not into a new array (and backing store) per key.
+  // The last probed key as UTF-8 (probes repeat the same key: range, then isExact per entry):
+  // probeBytes[0, probeLength), encoded into a reused array, not into a new one (and its backing
+  // store, or a view) per key.
   private probeKey = '';
-  private probe = new Uint8Array(0);
   private probeBytes = new Uint8Array(64);
+  private probeLength = 0;
 
   private constructor(
     private readonly keyStarts: Uint32Array,
@@ -142,22 +143,22 @@ export class PrefixIndex {
 
   /** The UTF-8 byte length of `key` (its encoding is kept for a following range(key)). */
   keyByteLength(key: string): number {
-    return this.encode(key).length;
+    return this.encode(key);
   }
 
   /** Entries whose key starts with `prefixKey` (matchKey form): [start, end). */
   range(prefixKey: string): [number, number] {
-    const probe = this.encode(prefixKey);
+    const probeLength = this.encode(prefixKey);
     // One search down to the first entry inside the range, then its two ends each within what is
     // left: the levels both ends share are read once (the deep ones miss the cache).
     let lo = 0;
     let hi = this.rows.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const order = this.comparePrefix(mid, probe);
+      const order = this.comparePrefix(mid, probeLength);
       if (order < 0) lo = mid + 1;
       else if (order > 0) hi = mid;
-      else return [this.bound(probe, 0, lo, mid), this.bound(probe, 1, mid + 1, hi)];
+      else return [this.bound(probeLength, 0, lo, mid), this.bound(probeLength, 1, mid + 1, hi)];
     }
     return [lo, lo];
   }
@@ -165,7 +166,7 @@ export class PrefixIndex {
   /** Entries whose key equals `key`: [start, end), the head of range(key). */
   exactRange(key: string): [number, number] {
     const [start, end] = this.range(key);
-    const length = this.probe.length;
+    const length = this.probeLength;
     let i = start;
     while (i < end && this.keyLength(i) === length) i++;
     return [start, i];
@@ -173,41 +174,43 @@ export class PrefixIndex {
 
   /** True when entry i's key equals `key` (for an entry inside range(key): its length matches). */
   isExact(i: number, key: string): boolean {
-    const probe = this.encode(key);
-    return this.keyLength(i) === probe.length && this.comparePrefix(i, probe) === 0;
+    const probeLength = this.encode(key);
+    return this.keyLength(i) === probeLength && this.comparePrefix(i, probeLength) === 0;
   }
 
-  private encode(key: string): Uint8Array {
+  /** Encodes `key` into probeBytes (unless it is the last key encoded); returns its byte length. */
+  private encode(key: string): number {
     if (key !== this.probeKey) {
       // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair 4 for its 2).
       if (this.probeBytes.length < key.length * 3) this.probeBytes = new Uint8Array(key.length * 3);
-      this.probe = this.probeBytes.subarray(0, encoder.encodeInto(key, this.probeBytes).written);
+      this.probeLength = encoder.encodeInto(key, this.probeBytes).written;
       this.probeKey = key;
     }
-    return this.probe;
+    return this.probeLength;
   }
 
   /**
-   * Compares entry i's key cut to the probe's length with the probe: <0, 0 (key starts with
-   * the probe), >0.
+   * Compares entry i's key cut to the probe's length (probeBytes[0, probeLength)) with the probe:
+   * <0, 0 (key starts with the probe), >0.
    */
-  private comparePrefix(i: number, probe: Uint8Array): number {
+  private comparePrefix(i: number, probeLength: number): number {
     const start = this.keyStarts[i]!;
     const length = this.keyStarts[i + 1]! - start;
-    const n = Math.min(length, probe.length);
+    const n = Math.min(length, probeLength);
     const bytes = this.keyBytes;
+    const probe = this.probeBytes;
     for (let k = 0; k < n; k++) {
       const d = bytes[start + k]! - probe[k]!;
       if (d !== 0) return d;
     }
-    return length < probe.length ? -1 : 0;
+    return length < probeLength ? -1 : 0;
   }
 
   /** First entry of [lo, hi) whose comparePrefix is ≥ 0 (side 0: range start) or > 0 (side 1: range end), else hi. */
-  private bound(probe: Uint8Array, side: 0 | 1, lo: number, hi: number): number {
+  private bound(probeLength: number, side: 0 | 1, lo: number, hi: number): number {
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.comparePrefix(mid, probe) < side) lo = mid + 1;
+      if (this.comparePrefix(mid, probeLength) < side) lo = mid + 1;
       else hi = mid;
     }
     return lo;

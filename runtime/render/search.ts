@@ -22,13 +22,17 @@ export function tierFor(caller: Caller, entity: SearchEntity): Tier {
 }
 
 const projections = new Map<string, Projection>();
+/** extra.join(',') per extra list: routes pass the same few arrays, so each request skips the join. */
+const joinedExtras = new WeakMap<readonly string[], string>();
 
 /**
  * The standard fields of `entity` at `tier`, then `extra` names (search additions, forced
  * fields) in the given order; a name already among the standard fields keeps its place.
  */
 export function searchProjection(entity: SearchEntity, tier: Tier, includeTranslations: boolean, extra: readonly string[]): Projection {
-  const key = `${entity}|${tier}|${includeTranslations ? 1 : 0}|${extra.join(',')}`;
+  let joined = joinedExtras.get(extra);
+  if (joined === undefined) joinedExtras.set(extra, (joined = extra.join(',')));
+  const key = `${entity}|${tier}|${includeTranslations ? 1 : 0}|${joined}`;
   let projection = projections.get(key);
   if (!projection) {
     projection = projectionFor(FIELD_SETS[entity], tier, { includeTranslations, extra });

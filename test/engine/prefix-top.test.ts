@@ -46,6 +46,10 @@ describe('PrefixTop', () => {
     }
     for (let row = 0; row < indexes.rowCount; row++) {
       for (const i of top.entriesOf(row)) assert.equal(indexes.prefix.row(i), row);
+      // The request path's form, without a view: the same entries.
+      const entries: number[] = [];
+      for (let j = top.entriesStart(row); j < top.entriesStart(row + 1); j++) entries.push(top.entryAt(j));
+      assert.deepEqual(entries, [...top.entriesOf(row)]);
     }
   });
 

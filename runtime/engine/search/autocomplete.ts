@@ -130,6 +130,19 @@ function kthLargest(values: Float64Array, count: number, k: number): number {
   return largest[k - 1]!;
 }
 
+/** TopK's copy of the reused candidate: into the object of the item it pushes out, when there is one. */
+function copyCandidate(c: AutocompleteCandidate, into: AutocompleteCandidate | undefined): AutocompleteCandidate {
+  if (into === undefined) return { row: c.row, id: c.id, match: c.match, score: c.score, rankScore: c.rankScore, field: c.field, population: c.population };
+  into.row = c.row;
+  into.id = c.id;
+  into.match = c.match;
+  into.score = c.score;
+  into.rankScore = c.rankScore;
+  into.field = c.field;
+  into.population = c.population;
+  return into;
+}
+
 export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQuery): AutocompleteCandidate[] {
   if (query.rows.isEmpty) return [];
   const s = scratchFor(indexes);
@@ -156,7 +169,8 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
         let bestMatch = MATCH_OTHER + 1;
         let bestField = 0;
         let bestScore = 0;
-        for (const i of best.entriesOf(row)) {
+        for (let j = best.entriesStart(row), last = best.entriesStart(row + 1); j < last; j++) {
+          const i = best.entryAt(j);
           if (i < start || i >= end) continue;
           const entryKeyBytes = prefix.keyLength(i);
           const match = entryKeyBytes === keyBytes ? MATCH_EXACT : MATCH_PREFIX;
@@ -196,7 +210,7 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
     }
   }
 
-  const top = new TopK<AutocompleteCandidate>(query.limit, compareAutocomplete, (c) => ({ ...c }));
+  const top = new TopK<AutocompleteCandidate>(query.limit, compareAutocomplete, copyCandidate);
   const candidate: AutocompleteCandidate = { row: 0, id: 0, match: 0, score: 0, rankScore: 0, field: 'name', population: 0 };
   const population = indexes.prominence;
   // rankScore: rule 3's value, which it reads only for MATCH_OTHER rows (0 for the others).

@@ -37,6 +37,17 @@ export function prepareFuzzy(indexes: EntityIndexes): void {
   scratchFor(indexes);
 }
 
+/** TopK's copy of the reused candidate: into the object of the hit it pushes out, when there is one. */
+function copyHit(c: FuzzyHit, into: FuzzyHit | undefined): FuzzyHit {
+  if (into === undefined) return { row: c.row, id: c.id, score: c.score, population: c.population, nativeWins: c.nativeWins };
+  into.row = c.row;
+  into.id = c.id;
+  into.score = c.score;
+  into.population = c.population;
+  into.nativeWins = c.nativeWins;
+  return into;
+}
+
 export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit[] {
   if (query.rows.isEmpty) return [];
   const [rowStart, rowEnd] = query.rows.span;
@@ -65,7 +76,7 @@ export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit
   }
 
   const population = indexes.population;
-  const top = new TopK<FuzzyHit>(query.limit, compareFuzzy, (c) => ({ ...c }));
+  const top = new TopK<FuzzyHit>(query.limit, compareFuzzy, copyHit);
   const candidate: FuzzyHit = { row: 0, id: 0, score: 0, population: 0, nativeWins: false };
   for (const row of rows) {
     const name = nameScore[row]!;

@@ -139,6 +139,18 @@ export class PrefixTop {
   }
 
   /**
+   * entriesOf without a view per row (the request path's form): row's entries are entryAt(j)
+   * for j in [entriesStart(row), entriesStart(row + 1)).
+   */
+  entriesStart(row: number): number {
+    return this.entryStart[row]!;
+  }
+
+  entryAt(j: number): number {
+    return this.entriesOfRow[j]!;
+  }
+
+  /**
    * Calls take(row) for distinct rows of entries [from, to) in rank order (best first), skipping
    * rows for which isTaken(row) is true, until take has been called `wanted` times or the range
    * is exhausted. Returns how many rows were taken.

@@ -106,7 +106,9 @@ export const NEARBY_RULES: readonly RankingRule<DistanceCandidate>[] = [
 /**
  * Keeps the best `limit` items seen, in rank order, without sorting everything: an item that
  * does not beat the current worst is rejected with one comparison. `offer` copies nothing;
- * callers that reuse a scratch object pass `clone` to keep a copy only when it is kept.
+ * callers that reuse a scratch object pass `clone` to keep a copy only when it is kept. Once
+ * `limit` items are held, a kept item pushes the worst out, and `clone` is given that one's
+ * object to copy into (`into`): a search makes at most `limit` copies, however many it keeps.
  */
 export class TopK<C> {
   readonly items: C[] = [];
@@ -114,7 +116,7 @@ export class TopK<C> {
   constructor(
     readonly limit: number,
     private readonly compare: (a: C, b: C) => number,
-    private readonly clone: (item: C) => C = (item) => item,
+    private readonly clone: (item: C, into: C | undefined) => C = (item) => item,
   ) {}
 
   /** True when `item` would be kept (lets callers skip expensive work for hopeless items). */
@@ -133,8 +135,12 @@ export class TopK<C> {
       if (this.compare(item, items[mid]!) < 0) hi = mid;
       else lo = mid + 1;
     }
-    items.splice(lo, 0, this.clone(item));
-    if (items.length > this.limit) items.pop();
+    // Shifted by hand: splice() makes an array of what it removed, one per kept item.
+    const full = items.length === this.limit;
+    const kept = this.clone(item, full ? items[items.length - 1] : undefined);
+    if (!full) items.push(kept);
+    for (let i = items.length - 1; i > lo; i--) items[i] = items[i - 1]!;
+    items[lo] = kept;
     return true;
   }
 }

@@ -21,6 +21,17 @@ const FORCED: Readonly<Record<SearchEntity, readonly string[]>> = {
   countries: [],
 };
 const ADDITIONS = ['type', 'label', 'match_score', 'matched_field'];
+/** The extra names of each entity's results, without and with a locale (made once, not per request). */
+const EXTRA: Readonly<Record<SearchEntity, readonly string[]>> = {
+  cities: [...FORCED.cities, ...ADDITIONS],
+  states: [...FORCED.states, ...ADDITIONS],
+  countries: [...FORCED.countries, ...ADDITIONS],
+};
+const EXTRA_LOCALIZED: Readonly<Record<SearchEntity, readonly string[]>> = {
+  cities: [...EXTRA.cities, 'localized_name', 'matched_locale'],
+  states: [...EXTRA.states, 'localized_name', 'matched_locale'],
+  countries: [...EXTRA.countries, 'localized_name', 'matched_locale'],
+};
 
 /** Per-row values of ADDITIONS, reused (requests run one at a time per thread). */
 const extras: unknown[] = [null, null, null, null];
@@ -62,8 +73,7 @@ interface AutocompleteInputs {
 
 function render(ctx: RequestContext, { q, entity, type, country, state, limit, locale, includeTranslations, tier }: AutocompleteInputs): string | Uint8Array {
   const hits = autocompleteSearch(ctx.engine.search.indexes(entity), { q: q.raw, key: q.key, rows: filterRows(ctx.store, entity, country, state), limit });
-  const extra = locale === null ? [...FORCED[entity], ...ADDITIONS] : [...FORCED[entity], ...ADDITIONS, 'localized_name', 'matched_locale'];
-  const projection = searchProjection(entity, tier, includeTranslations, extra);
+  const projection = searchProjection(entity, tier, includeTranslations, (locale === null ? EXTRA : EXTRA_LOCALIZED)[entity]);
   const store = ctx.store;
   const rowBytes = store[entity].rowBytes;
   if (locale === null && rowBytes !== null) {

@@ -34,6 +34,12 @@ const ADDITIONS: Readonly<Record<SearchEntity, readonly string[]>> = {
   states: ['country_name', 'distance_km'],
   countries: ['distance_km'],
 };
+/** ADDITIONS with a locale's names, made once (searchProjection keys its cache by the array). */
+const ADDITIONS_LOCALIZED: Readonly<Record<SearchEntity, readonly string[]>> = {
+  cities: [...ADDITIONS.cities, 'localized_name', 'matched_locale'],
+  states: [...ADDITIONS.states, 'localized_name', 'matched_locale'],
+  countries: [...ADDITIONS.countries, 'localized_name', 'matched_locale'],
+};
 
 function handle(ctx: RequestContext): Reply {
   const lat = coordinateParam(ctx, 'lat', 90);
@@ -82,8 +88,7 @@ function render(ctx: RequestContext, inputs: NearbyInputs): string | Uint8Array 
   } else {
     const { filter, prune } = nearbyFilter(context, entity, rows, kind === null ? -1 : KIND_CODE[kind], minPopulation);
     const hits = nearbySearch(indexes, { lat, lng, radiusKm, limit, filter, prune });
-    const extra = locale === null ? ADDITIONS[entity] : [...ADDITIONS[entity], 'localized_name', 'matched_locale'];
-    const projection = searchProjection(entity, tier, includeTranslations, extra);
+    const projection = searchProjection(entity, tier, includeTranslations, (locale === null ? ADDITIONS : ADDITIONS_LOCALIZED)[entity]);
     const store = ctx.store;
     const rowBytes = store[entity].rowBytes;
     if (locale === null && rowBytes !== null) {

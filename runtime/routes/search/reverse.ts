@@ -14,6 +14,8 @@ import { coordinateParam, LAT_SPEC, LNG_SPEC, RADIUS_KM, radiusParam } from './p
 
 export const REVERSE_RADIUS_DEFAULT_KM = 50;
 const REVERSE_RADIUS_KM = { ...RADIUS_KM, fallback: REVERSE_RADIUS_DEFAULT_KM };
+/** The city's addition (one array: searchProjection keys its cache by it). */
+const CITY_EXTRA: readonly string[] = ['distance_km'];
 
 function handle(ctx: RequestContext): Reply {
   const lat = coordinateParam(ctx, 'lat', 90);
@@ -44,7 +46,7 @@ function render(ctx: RequestContext, hit: NonNullable<ReturnType<typeof reverseL
     postcode = serializeObject(projectionFor(POSTCODE_FIELDS, tier, { extra: ['distance_km'] }), item);
   }
   return (
-    `{"city":${serializeObject(searchProjection('cities', tier, false, ['distance_km']), city)},` +
+    `{"city":${serializeObject(searchProjection('cities', tier, false, CITY_EXTRA), city)},` +
     `"state":${parent(hit.stateRow, store.states)},"country":${parent(hit.countryRow, store.countries)},"postcode":${postcode}}`
   );
 }

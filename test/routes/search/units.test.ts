@@ -126,6 +126,31 @@ describe('ranking', () => {
     assert.deepEqual(top.items, expected);
   });
 
+  test('top-k fed one reused object keeps copies, reusing the pushed-out ones: at most limit copies', () => {
+    const random = prng(4);
+    const values = Array.from({ length: 500 }, (_, i) => ({ key: Math.floor(random() * 50), i }));
+    let copies = 0;
+    const copy = (item: { key: number; i: number }, into: { key: number; i: number } | undefined) => {
+      if (into === undefined) {
+        copies++;
+        return { ...item };
+      }
+      into.key = item.key;
+      into.i = item.i;
+      return into;
+    };
+    const top = new TopK<{ key: number; i: number }>(17, (a, b) => a.key - b.key, copy);
+    const scratch = { key: 0, i: 0 };
+    for (const value of values) {
+      scratch.key = value.key;
+      scratch.i = value.i;
+      top.offer(scratch);
+    }
+    assert.deepEqual(top.items, [...values].sort((a, b) => a.key - b.key || a.i - b.i).slice(0, 17));
+    assert.equal(copies, 17);
+    assert.equal(new Set(top.items).size, 17);
+  });
+
   test('row ranges answer membership over several ranges', () => {
     const ranges = new RowRanges([[10, 12], [3, 5], [7, 7]]);
     assert.deepEqual([2, 3, 4, 5, 7, 10, 11, 12].map((r) => ranges.has(r)), [false, true, true, false, false, true, true, false]);
