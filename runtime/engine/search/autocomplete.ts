@@ -15,7 +15,7 @@ import { TRIGRAM_FIELD_NATIVE } from '../../indexes/trigram-index.js';
 import { roundScore } from '../../text/trigram.js';
 import type { EntityIndexes } from './context.js';
 import { nameMatches } from './name-matches.js';
-import { AUTOCOMPLETE_RULES, comparatorOf, MATCH_EXACT, MATCH_OTHER, MATCH_PREFIX, TopK, type AutocompleteCandidate, type MatchedField } from './ranking.js';
+import { AUTOCOMPLETE_RULES, comparatorOf, copyOrReuse, MATCH_EXACT, MATCH_OTHER, MATCH_PREFIX, TopK, type AutocompleteCandidate, type MatchedField } from './ranking.js';
 import type { RowRanges } from './row-filter.js';
 import { PrefixTop } from './prefix-top.js';
 import { nextRowScratch } from './row-scratch.js';
@@ -130,19 +130,6 @@ function kthLargest(values: Float64Array, count: number, k: number): number {
   return largest[k - 1]!;
 }
 
-/** TopK's copy of the reused candidate: into the object of the item it pushes out, when there is one. */
-function copyCandidate(c: AutocompleteCandidate, into: AutocompleteCandidate | undefined): AutocompleteCandidate {
-  if (into === undefined) return { row: c.row, id: c.id, match: c.match, score: c.score, rankScore: c.rankScore, field: c.field, population: c.population };
-  into.row = c.row;
-  into.id = c.id;
-  into.match = c.match;
-  into.score = c.score;
-  into.rankScore = c.rankScore;
-  into.field = c.field;
-  into.population = c.population;
-  return into;
-}
-
 export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQuery): AutocompleteCandidate[] {
   if (query.rows.isEmpty) return [];
   const s = scratchFor(indexes);
@@ -210,7 +197,7 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
     }
   }
 
-  const top = new TopK<AutocompleteCandidate>(query.limit, compareAutocomplete, copyCandidate);
+  const top = new TopK<AutocompleteCandidate>(query.limit, compareAutocomplete, copyOrReuse);
   const candidate: AutocompleteCandidate = { row: 0, id: 0, match: 0, score: 0, rankScore: 0, field: 'name', population: 0 };
   const population = indexes.prominence;
   // rankScore: rule 3's value, which it reads only for MATCH_OTHER rows (0 for the others).

@@ -6,7 +6,7 @@
 import { TRIGRAM_FIELD_NATIVE } from '../../indexes/trigram-index.js';
 import type { EntityIndexes } from './context.js';
 import { nameMatches } from './name-matches.js';
-import { comparatorOf, FUZZY_RULES, TopK, type ScoredCandidate } from './ranking.js';
+import { comparatorOf, copyOrReuse, FUZZY_RULES, TopK, type ScoredCandidate } from './ranking.js';
 import type { RowRanges } from './row-filter.js';
 import { nextRowScratch } from './row-scratch.js';
 
@@ -37,17 +37,6 @@ export function prepareFuzzy(indexes: EntityIndexes): void {
   scratchFor(indexes);
 }
 
-/** TopK's copy of the reused candidate: into the object of the hit it pushes out, when there is one. */
-function copyHit(c: FuzzyHit, into: FuzzyHit | undefined): FuzzyHit {
-  if (into === undefined) return { row: c.row, id: c.id, score: c.score, population: c.population, nativeWins: c.nativeWins };
-  into.row = c.row;
-  into.id = c.id;
-  into.score = c.score;
-  into.population = c.population;
-  into.nativeWins = c.nativeWins;
-  return into;
-}
-
 export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit[] {
   if (query.rows.isEmpty) return [];
   const [rowStart, rowEnd] = query.rows.span;
@@ -76,7 +65,7 @@ export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit
   }
 
   const population = indexes.population;
-  const top = new TopK<FuzzyHit>(query.limit, compareFuzzy, copyHit);
+  const top = new TopK<FuzzyHit>(query.limit, compareFuzzy, copyOrReuse);
   const candidate: FuzzyHit = { row: 0, id: 0, score: 0, population: 0, nativeWins: false };
   for (const row of rows) {
     const name = nameScore[row]!;

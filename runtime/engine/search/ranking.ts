@@ -104,6 +104,14 @@ export const NEARBY_RULES: readonly RankingRule<DistanceCandidate>[] = [
 ];
 
 /**
+ * A TopK `clone` for a reused scratch object of plain fields: a copy when no item is pushed out,
+ * else the scratch's fields written over the pushed-out item's object.
+ */
+export function copyOrReuse<C extends object>(item: C, into: C | undefined): C {
+  return into === undefined ? { ...item } : Object.assign(into, item);
+}
+
+/**
  * Keeps the best `limit` items seen, in rank order, without sorting everything: an item that
  * does not beat the current worst is rejected with one comparison. `offer` copies nothing;
  * callers that reuse a scratch object pass `clone` to keep a copy only when it is kept. Once
