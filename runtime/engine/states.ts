@@ -1,6 +1,6 @@
 // State resolution inside a country (siso = the state's iso2 in the country's local system,
 // case-insensitive) and ISO 3166-2 lookups.
-import { RowValues } from '../store/row-values.js';
+import { rowValuesOf } from '../store/row-values.js';
 import type { Store } from '../store/types.js';
 import { perStore } from './per-store.js';
 
@@ -11,7 +11,7 @@ import { perStore } from './per-store.js';
  */
 function stateText(store: Store, name: 'iso2' | 'iso3166_2' | 'country_code'): (row: number) => string | null {
   const rows = store.states.rowBytes;
-  const values = rows === null ? null : new RowValues(rows);
+  const values = rows === null ? null : rowValuesOf(rows);
   const field = values?.field(name);
   if (values === null || field === undefined) return (row) => store.states.record(row)[name];
   return (row) => values.value(row, field) as string | null;

@@ -16,6 +16,15 @@ const FIELD_SETS: Readonly<Record<SearchEntity, EntityFields>> = { cities: CITY_
 
 export const LOCALIZED_NAMES = ['localized_name', 'matched_locale'] as const;
 
+/** Extra names per entity with LOCALIZED_NAMES after them: made once per route (searchProjection caches by the array). */
+export function withLocalizedNames(extra: Readonly<Record<SearchEntity, readonly string[]>>): Readonly<Record<SearchEntity, readonly string[]>> {
+  return {
+    cities: [...extra.cities, ...LOCALIZED_NAMES],
+    states: [...extra.states, ...LOCALIZED_NAMES],
+    countries: [...extra.countries, ...LOCALIZED_NAMES],
+  };
+}
+
 /** The tier that governs an entity's fields: countries have their own two-tier scheme. */
 export function tierFor(caller: Caller, entity: SearchEntity): Tier {
   return entity === 'countries' ? caller.countryTier : caller.tier;

@@ -53,3 +53,12 @@ export class RowValues {
     }
   }
 }
+
+/** Per table, the reader of single fields of its rows, made once (list sort keys, `locale`'s names, the state lookups). */
+const readers = new WeakMap<RowBytes, RowValues>();
+
+export function rowValuesOf(rows: RowBytes): RowValues {
+  let reader = readers.get(rows);
+  if (reader === undefined) readers.set(rows, (reader = new RowValues(rows)));
+  return reader;
+}

@@ -17,7 +17,7 @@ export const CISO_PATH: ParamSpec = pathSpec('ciso', "Country ISO 3166-1 alpha-2
 export const SISO_PATH: ParamSpec = pathSpec('siso', "State code within the country (the state's iso2, e.g. CA).", 'CA');
 import { rowJsonWriter, rowsJson, writeRowsArray } from '../../render/row-json.js';
 import type { RowBytes } from '../../store/types.js';
-import { RowValues } from '../../store/row-values.js';
+import { rowValuesOf } from '../../store/row-values.js';
 
 /** Spec durations table; every keyed answer is per plan, hence `private`. */
 export const CACHE_DAY = 'private, max-age=86400';
@@ -158,15 +158,6 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
   return { status: 200, body: serializeList(projection, records.length, (i) => records[i]!), headers: pageHeaders(spec.cacheControl, total, page) };
 }
 
-/** Per table, the reader of single fields of its rows (sort keys, the names `locale` reads). */
-const fieldReaders = new WeakMap<RowBytes, RowValues>();
-
-function fieldReaderOf(rowBytes: RowBytes): RowValues {
-  let reader = fieldReaders.get(rowBytes);
-  if (reader === undefined) fieldReaders.set(rowBytes, (reader = new RowValues(rowBytes)));
-  return reader;
-}
-
 /** The names withLocale adds, computed per row (when the projection holds them). */
 const LOCALIZED_NAMES = ['localized_name', 'matched_locale'] as const;
 
@@ -177,7 +168,7 @@ const LOCALIZED_NAMES = ['localized_name', 'matched_locale'] as const;
 function rowsBodyOf(rowBytes: RowBytes, projection: Projection, rows: readonly number[], locale: string | null): Buffer {
   const localizedNames = locale === null ? [] : LOCALIZED_NAMES.filter((name) => projection.names.includes(name));
   if (locale === null || localizedNames.length === 0) return rowsJson(rowBytes, projection, rows.length, (i) => rows[i]!);
-  const values = fieldReaderOf(rowBytes);
+  const values = rowValuesOf(rowBytes);
   const name = values.field('name')!;
   const native = values.field('native')!;
   const translations = values.field('translations')!;
@@ -209,7 +200,7 @@ function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>
       if (q === null || ctx.engine.rowMatchesQ(spec.entity, row, q.key)) rows.push(row);
     }
     if (sort !== null) {
-      const values = fieldReaderOf(rowBytes);
+      const values = rowValuesOf(rowBytes);
       // Names sort by their precomputed rank (the same order) instead of being read and folded.
       const ranks = sort.some((key) => key.field === 'name') ? ctx.engine.nameRanks(spec.entity) : null;
       sortBy(rows, sort, ranks === null ? spec.set : numberSorted(spec.set, 'name'), (row, name) => {

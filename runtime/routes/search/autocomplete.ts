@@ -8,7 +8,7 @@ import { roundScore } from '../../text/trigram.js';
 import { includeTranslationsParam, includeTranslationsSpec, localeParam, localeSpec } from '../params.js';
 import { rendered, type Operation, type Reply, type RequestContext } from '../types.js';
 import { COUNTRY_SPEC, countryFilter, limitParam, limitSpec, Q_SPEC, searchText, searchType, STATE_SPEC, stateFilter, TYPE_SPEC } from './params.js';
-import { cityLabelParentsTextOfRow, countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor } from '../../render/search.js';
+import { cityLabelParentsTextOfRow, countryNameOfRow, decodeRow, jsonArray, localizedNameOf, searchProjection, stateNameOfCityRow, tierFor, withLocalizedNames } from '../../render/search.js';
 import { FieldCopy, JoinedText, jsonTextOf, rowJsonWriter, writeRowsArray } from '../../render/row-json.js';
 
 export const AUTOCOMPLETE_LIMIT_MAX = 50;
@@ -27,11 +27,7 @@ const EXTRA: Readonly<Record<SearchEntity, readonly string[]>> = {
   states: [...FORCED.states, ...ADDITIONS],
   countries: [...FORCED.countries, ...ADDITIONS],
 };
-const EXTRA_LOCALIZED: Readonly<Record<SearchEntity, readonly string[]>> = {
-  cities: [...EXTRA.cities, 'localized_name', 'matched_locale'],
-  states: [...EXTRA.states, 'localized_name', 'matched_locale'],
-  countries: [...EXTRA.countries, 'localized_name', 'matched_locale'],
-};
+const EXTRA_LOCALIZED = withLocalizedNames(EXTRA);
 
 /** Per-row values of ADDITIONS, reused (requests run one at a time per thread). */
 const extras: unknown[] = [null, null, null, null];

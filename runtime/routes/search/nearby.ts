@@ -17,7 +17,7 @@ import {
 import { countryRowByIso2 } from '../../engine/countries.js';
 import { nearbyPostcodeRows, POSTCODE_FIELDS, toApiPostcode } from '../../render/postcodes.js';
 import type { Store } from '../../store/types.js';
-import { addLocalizedName, countryNameOfRow, countryNameTextOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, stateNameTextOfCityRow, tierFor } from '../../render/search.js';
+import { addLocalizedName, countryNameOfRow, countryNameTextOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, stateNameTextOfCityRow, tierFor, withLocalizedNames } from '../../render/search.js';
 import { jsonTextOf, rowJsonWriter, writeRowsArray } from '../../render/row-json.js';
 
 /** Per-row values of ADDITIONS[entity], reused (requests run one at a time per thread). */
@@ -34,12 +34,7 @@ const ADDITIONS: Readonly<Record<SearchEntity, readonly string[]>> = {
   states: ['country_name', 'distance_km'],
   countries: ['distance_km'],
 };
-/** ADDITIONS with a locale's names, made once (searchProjection keys its cache by the array). */
-const ADDITIONS_LOCALIZED: Readonly<Record<SearchEntity, readonly string[]>> = {
-  cities: [...ADDITIONS.cities, 'localized_name', 'matched_locale'],
-  states: [...ADDITIONS.states, 'localized_name', 'matched_locale'],
-  countries: [...ADDITIONS.countries, 'localized_name', 'matched_locale'],
-};
+const ADDITIONS_LOCALIZED = withLocalizedNames(ADDITIONS);
 
 function handle(ctx: RequestContext): Reply {
   const lat = coordinateParam(ctx, 'lat', 90);
