@@ -1,3 +1,5 @@
+import { DEFAULT_WARM_UP_REQUESTS } from '../http/config.js';
+
 // Thrown for bad command lines: the dispatcher prints the message and the usage, exit code 2.
 export class UsageError extends Error {
   constructor(message: string) {
@@ -30,7 +32,7 @@ export const USAGE = `usage: geoapi <command> [options]
                              GEOAPI_BROTLI_QUALITY, GEOAPI_GZIP_LEVEL; default on, 1, 1)
                              [--warm-up-requests <n>] requests each thread answers itself before
                              the server says ready, so V8 compiles the request path first
-                             (GEOAPI_WARM_UP_REQUESTS; default 6000; 0 = none)
+                             (GEOAPI_WARM_UP_REQUESTS; default ${DEFAULT_WARM_UP_REQUESTS}; 0 = none)
                              [--background-nice <0-19>] how much lower V8's compiler and GC helper
                              threads run than the request threads once ready
                              (GEOAPI_BACKGROUND_NICE; default 10; 0 = the same)

@@ -7,6 +7,7 @@ import { DEFAULT_POLICY_FILE } from '../../runtime/access/policy.js';
 import { describeAllocator } from '../../runtime/cli/allocator.js';
 import { banner } from '../../runtime/cli/serve.js';
 import { ConfigError, configFrom, describeConfig, describeQuota, DEFAULT_PORT } from '../../runtime/cli/config.js';
+import { USAGE } from '../../runtime/cli/usage.js';
 import type { RunningServer } from '../../runtime/http/server.js';
 
 const REQUIRED = { GEOAPI_SNAPSHOT: 'snap', GEOAPI_KEYS: 'keys.json' };
@@ -66,6 +67,13 @@ describe('configFrom', () => {
     assert.equal(configFrom([], { ...REQUIRED, GEOAPI_WARM_UP_REQUESTS: '0' }).warmUpRequests, 0);
     assert.equal(configFrom(['--warm-up-requests', '20000'], { ...REQUIRED, GEOAPI_WARM_UP_REQUESTS: '0' }).warmUpRequests, 20000);
     assert.throws(() => configFrom(['--warm-up-requests', 'lots'], REQUIRED), /--warm-up-requests: expected an integer from 0 to 1000000, found "lots"/);
+  });
+
+  it('states in --help the defaults it applies (warm-up requests, background nice, response cache)', () => {
+    const config = configFrom([], REQUIRED);
+    assert.match(USAGE, new RegExp(`GEOAPI_WARM_UP_REQUESTS; default ${config.warmUpRequests};`));
+    assert.match(USAGE, new RegExp(`GEOAPI_BACKGROUND_NICE; default ${config.backgroundNice};`));
+    assert.match(USAGE, new RegExp(`GEOAPI_RESPONSE_CACHE_MB; default ${config.responseCacheBytes / (1024 * 1024)}\\)`));
   });
 
   it('lets flags win over the environment', () => {
