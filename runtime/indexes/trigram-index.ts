@@ -180,7 +180,7 @@ export class TrigramIndex {
    */
   private docState: Uint8Array | null = null;
   private wideCounters: Uint16Array | null = null;
-  /** Touched docs, then the candidates (compacted in place), then the matches. */
+  /** Touched docs, then the candidates (compacted in place), then the matches; run() keeps postings (doc and group) until its matches. */
   private touched: Int32Array | null = null;
   /** Match scores (float4 values, exact in a Float32Array), parallel to the matches. */
   private matchScores: Float32Array | null = null;
@@ -567,7 +567,7 @@ export class TrigramIndex {
       const notCounted = listCount - 1 - lastCountedFor[group]!;
       const kept = ((maxTrigramsFor[common + notCounted]! - group) >>> 31) ^ 1;
       state[doc] = common * kept;
-      touched[candidateCount] = doc;
+      touched[candidateCount] = posting; // its group is its n (below MAX_GROUP): step 3 reads no docTrigramCounts for it
       candidateCount += kept;
     }
     candidatesIn[runGroup]! += candidateCount - runStart;
@@ -588,15 +588,17 @@ export class TrigramIndex {
     const docTrigramCounts = this.docTrigramCounts;
     let matchCount = 0;
     for (let t = 0; t < candidateCount; t++) {
-      const doc = touched[t]!;
+      // A random load per candidate matters once the request starts with cold caches (the path
+      // bench's flushed runs): the group, in the posting, gives n without one.
+      const posting = touched[t]!;
+      const doc = posting & DOC_MASK;
       const common = state[doc]!;
       state[doc] = 0;
       if (excluded !== undefined && excluded[doc] !== 0) continue;
-      const n = docTrigramCounts[doc]!;
-      const group = groupOf(n);
+      const group = posting >>> DOC_BITS;
+      const n = group < MAX_GROUP ? group : docTrigramCounts[doc]!;
       const firstLeft = lastCountedFor[group]! + 1;
       if (boundOf(common + listCount - firstLeft, n, nq) < bar) continue;
-      const posting = docPosting(group, doc);
       let shared = common;
       for (let l = firstLeft; l < listCount; l++) {
         const list = order[l]!;
