@@ -12,8 +12,13 @@
 // Each layer's share is what it adds to the one before. What uWS and the kernel add (reading the
 // request, the socket write) is the http suite's CPU per distinct request of geoapi's busiest
 // thread (its request thread, with one worker) less the pipeline's.
+// Run back to back, requests find what the one before left in the CPU's caches; in a server the
+// kernel, uWS and the other threads run between two requests. So every layer is timed twice: with
+// warm caches, and with the caches flushed before each request (a walk writing one word per cache
+// line of GEOAPI_BENCH_FLUSH_MIB, 8 MiB: more than a core's L1 and L2, untimed). The difference is
+// what memory latency costs a request that starts cold.
 // Run: `npm run bench -- path` (GEOAPI_BENCH_SNAPSHOT: the snapshot, e.g. the full dataset's;
-// GEOAPI_BENCH_DISTINCT: requests per operation, 2000).
+// GEOAPI_BENCH_DISTINCT: requests per operation, 2000; GEOAPI_BENCH_FLUSH_MIB: the flush, 0 = warm only).
 import assert from 'node:assert/strict';
 import { parsePolicy, readPolicyText, DEFAULT_POLICY_FILE } from '../runtime/access/policy.js';
 import { noQuotaGate } from '../runtime/access/quota-hook.js';
@@ -42,6 +47,19 @@ const TIMED_ROUNDS = 7;
 
 type Layer = 'engine' | 'handler' | 'pipeline';
 const LAYERS: readonly Layer[] = ['engine', 'handler', 'pipeline'];
+/** Whether the CPU's caches are flushed before each request (the file's header). */
+type Caches = 'warm' | 'flushed';
+const CACHE_LINE_BYTES = 64;
+const DEFAULT_FLUSH_MIB = 8;
+
+/** Evicts what the caches hold by writing one word per line of a buffer larger than them. */
+function cacheFlusher(mebibytes: number): () => void {
+  const words = new Int32Array((mebibytes * 1024 * 1024) / 4);
+  const stride = CACHE_LINE_BYTES / 4;
+  return () => {
+    for (let i = 0; i < words.length; i += stride) words[i] = (words[i]! + 1) | 0;
+  };
+}
 
 /** A GET as uWS hands it over: the key header, the path, the raw query (no Accept-Encoding, as in the distinct phase). */
 function standInRequest(key: string, path: string, query: string): UwsHttpRequest {
@@ -100,12 +118,15 @@ export interface RequestPathOptions {
   perOperation?: number;
   /** Timed rounds after the warm-up rounds (TIMED_ROUNDS). */
   rounds?: number;
+  /** MiB walked before each request of the flushed runs (GEOAPI_BENCH_FLUSH_MIB, 8); 0: warm runs only. */
+  flushMebibytes?: number;
   print?: (line: string) => void;
 }
 
 /** One row of the table: an operation's layer, its mean µs per request and what it adds. */
 export interface LayerTime {
   operation: 'autocomplete' | 'fuzzy';
+  caches: Caches;
   layer: Layer;
   micros: number;
   addedMicros: number;
@@ -115,6 +136,10 @@ export async function runRequestPathBench(options: RequestPathOptions = {}): Pro
   const snapshotDir = options.snapshotDir ?? (await benchSnapshotDir());
   const perOperation = options.perOperation ?? Number(process.env['GEOAPI_BENCH_DISTINCT'] ?? 2000);
   const timedRounds = options.rounds ?? TIMED_ROUNDS;
+  const flushMebibytes = options.flushMebibytes ?? Number(process.env['GEOAPI_BENCH_FLUSH_MIB'] ?? DEFAULT_FLUSH_MIB);
+  if (!Number.isInteger(flushMebibytes) || flushMebibytes < 0) throw new RangeError(`GEOAPI_BENCH_FLUSH_MIB: expected a whole number of MiB (0: no flushed runs), found ${flushMebibytes}`);
+  const flush = flushMebibytes > 0 ? cacheFlusher(flushMebibytes) : null;
+  const modes: Caches[] = flush === null ? ['warm'] : ['warm', 'flushed'];
   const print = options.print ?? ((line: string) => console.log(line));
   const store = loadStore(snapshotDir);
   // What the server prepares before it says ready: no layer pays a first use.
@@ -129,7 +154,7 @@ export async function runRequestPathBench(options: RequestPathOptions = {}): Pro
     { name: 'autocomplete', path: '/v1/search/autocomplete', queries: queries.autocomplete, engine: (q, key) => autocompleteSearch(cities, { q, key, rows: everyCity, limit: AUTOCOMPLETE_LIMIT_DEFAULT }) },
     { name: 'fuzzy', path: '/v1/search/fuzzy', queries: queries.fuzzy, engine: (q) => fuzzySearch(cities, { q, threshold, rows: everyCity, limit: FUZZY_LIMIT_DEFAULT }) },
   ];
-  print(`snapshot ${snapshotDir}: ${store.cities.count.toLocaleString('en-US')} cities; ${operands.map((o) => `${o.queries.length} distinct ${o.name} requests`).join(', ')}; ${timedRounds} timed rounds after ${WARMUP_ROUNDS}, the layers alternated`);
+  print(`snapshot ${snapshotDir}: ${store.cities.count.toLocaleString('en-US')} cities; ${operands.map((o) => `${o.queries.length} distinct ${o.name} requests`).join(', ')}; ${timedRounds} timed rounds after ${WARMUP_ROUNDS}, the layers alternated${flush === null ? '' : `; each once with warm caches and once with ${flushMebibytes} MiB walked before each request`}`);
 
   const rows: string[][] = [];
   const times: LayerTime[] = [];
@@ -151,53 +176,71 @@ export async function runRequestPathBench(options: RequestPathOptions = {}): Pro
       assert.ok(response.body?.equals(body), `${operand.path}?${rawQueries[i]}: the handler's body through the pipeline`);
     }
     response.keep = false;
-    const run: Record<Layer, () => void> = {
-      engine: () => {
-        for (let i = 0; i < trimmed.length; i++) operand.engine(trimmed[i]!, keys[i]!);
+    const answer: Record<Layer, (i: number) => void> = {
+      engine: (i) => operand.engine(trimmed[i]!, keys[i]!),
+      handler: (i) => {
+        const reply = op.handle(contexts[i]!);
+        if ('render' in reply) reply.render();
       },
-      handler: () => {
-        for (const ctx of contexts) {
-          const reply = op.handle(ctx);
-          if ('render' in reply) reply.render();
-        }
-      },
-      pipeline: () => {
-        for (const raw of rawQueries) handler(response, standInRequest(key, operand.path, raw));
-      },
+      pipeline: (i) => handler(response, standInRequest(key, operand.path, rawQueries[i]!)),
     };
-    const micros: Record<Layer, number[]> = { engine: [], handler: [], pipeline: [] };
-    for (let round = 0; round < WARMUP_ROUNDS + timedRounds; round++) {
-      // The order rotates so that no layer always runs right after the same one.
-      for (let j = 0; j < LAYERS.length; j++) {
-        const layer = LAYERS[(round + j) % LAYERS.length]!;
+    /** Mean µs per request of one layer over every request; with `flush`, each request after a flush (not timed). */
+    const timeLayer = (layer: Layer, caches: Caches): number => {
+      const one = answer[layer];
+      let total = 0;
+      for (let i = 0; i < operand.queries.length; i++) {
+        if (caches === 'flushed') flush!();
         const started = performance.now();
-        run[layer]();
-        if (round >= WARMUP_ROUNDS) micros[layer].push(((performance.now() - started) * 1000) / operand.queries.length);
+        one(i);
+        total += performance.now() - started;
       }
+      return (total * 1000) / operand.queries.length;
+    };
+    for (const caches of modes) {
+      const micros: Record<Layer, number[]> = { engine: [], handler: [], pipeline: [] };
+      for (let round = 0; round < WARMUP_ROUNDS + timedRounds; round++) {
+        // The order rotates so that no layer always runs right after the same one.
+        for (let j = 0; j < LAYERS.length; j++) {
+          const layer = LAYERS[(round + j) % LAYERS.length]!;
+          const us = timeLayer(layer, caches);
+          if (round >= WARMUP_ROUNDS) micros[layer].push(us);
+        }
+      }
+      // What a layer adds: the median of its difference with the layer below within each round
+      // (the machine's pace drifts between rounds more than within one).
+      const added = (layer: Layer, below: Layer): number => median(micros[layer].map((us, round) => us - micros[below][round]!));
+      const engine = median(micros.engine);
+      const handlerMicros = median(micros.handler);
+      const pipeline = median(micros.pipeline);
+      const handlerAdds = added('handler', 'engine');
+      const pipelineAdds = added('pipeline', 'handler');
+      const share = (us: number): string => `${((100 * us) / (engine + handlerAdds + pipelineAdds)).toFixed(0)} %`;
+      const spread = (layer: Layer): string => `${Math.min(...micros[layer]).toFixed(1)}–${Math.max(...micros[layer]).toFixed(1)}`;
+      times.push(
+        { operation: operand.name, caches, layer: 'engine', micros: engine, addedMicros: engine },
+        { operation: operand.name, caches, layer: 'handler', micros: handlerMicros, addedMicros: handlerAdds },
+        { operation: operand.name, caches, layer: 'pipeline', micros: pipeline, addedMicros: pipelineAdds },
+      );
+      rows.push(
+        [operand.name, caches, 'engine: the search', `${engine.toFixed(1)} (${spread('engine')})`, engine.toFixed(1), share(engine)],
+        [operand.name, caches, 'handler: + parameters, fields written as JSON', `${handlerMicros.toFixed(1)} (${spread('handler')})`, handlerAdds.toFixed(1), share(handlerAdds)],
+        [operand.name, caches, 'pipeline: + key, gate, query parse, ETag, headers, write', `${pipeline.toFixed(1)} (${spread('pipeline')})`, pipelineAdds.toFixed(1), share(pipelineAdds)],
+      );
     }
-    // What a layer adds: the median of its difference with the layer below within each round
-    // (the machine's pace drifts between rounds more than within one).
-    const added = (layer: Layer, below: Layer): number => median(micros[layer].map((us, round) => us - micros[below][round]!));
-    const engine = median(micros.engine);
-    const handlerMicros = median(micros.handler);
-    const pipeline = median(micros.pipeline);
-    const handlerAdds = added('handler', 'engine');
-    const pipelineAdds = added('pipeline', 'handler');
-    const share = (us: number): string => `${((100 * us) / (engine + handlerAdds + pipelineAdds)).toFixed(0)} %`;
-    const spread = (layer: Layer): string => `${Math.min(...micros[layer]).toFixed(1)}–${Math.max(...micros[layer]).toFixed(1)}`;
-    times.push(
-      { operation: operand.name, layer: 'engine', micros: engine, addedMicros: engine },
-      { operation: operand.name, layer: 'handler', micros: handlerMicros, addedMicros: handlerAdds },
-      { operation: operand.name, layer: 'pipeline', micros: pipeline, addedMicros: pipelineAdds },
-    );
-    rows.push(
-      [operand.name, 'engine: the search', `${engine.toFixed(1)} (${spread('engine')})`, engine.toFixed(1), share(engine)],
-      [operand.name, 'handler: + parameters, fields written as JSON', `${handlerMicros.toFixed(1)} (${spread('handler')})`, handlerAdds.toFixed(1), share(handlerAdds)],
-      [operand.name, 'pipeline: + key, gate, query parse, ETag, headers, write', `${pipeline.toFixed(1)} (${spread('pipeline')})`, pipelineAdds.toFixed(1), share(pipelineAdds)],
-    );
   }
   print('\nMean µs per distinct request, in process (median of the rounds, their range in brackets); what each layer adds to the one below it (the median of the rounds\' differences), and its share of the three:');
-  printTable(['operation', 'layer', 'µs per request', 'added µs', 'share'], rows, print);
-  print('\nOver HTTP the worker also reads each request and writes its answer (uWS, the kernel): `npm run bench -- http` prints the CPU per distinct request of geoapi\'s busiest thread (its request thread, with one worker); less the pipeline\'s is that part.');
+  printTable(['operation', 'caches', 'layer', 'µs per request', 'added µs', 'share'], rows, print);
+  if (flush !== null) {
+    print('\nWhat a flush before each request adds (flushed − warm, µs per request):');
+    printTable(
+      ['operation', 'engine', 'handler', 'pipeline'],
+      operands.map((operand) => {
+        const of = (caches: Caches, layer: Layer): number => times.find((time) => time.operation === operand.name && time.caches === caches && time.layer === layer)!.micros;
+        return [operand.name, ...LAYERS.map((layer) => (of('flushed', layer) - of('warm', layer)).toFixed(1))];
+      }),
+      print,
+    );
+  }
+  print('\nOver HTTP the worker also reads each request and writes its answer (uWS, the kernel): `npm run bench -- http` prints the CPU per distinct request of geoapi\'s busiest thread (its request thread, with one worker); less the pipeline\'s with flushed caches is roughly that part.');
   return times;
 }
