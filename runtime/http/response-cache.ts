@@ -19,8 +19,15 @@ export const DEFAULT_RESPONSE_CACHE_BYTES = 32 * 1024 * 1024;
 /** Node ≥ 20.12's one-shot digest; older 20.x lines fall back to a Hash object. */
 const oneShotHash = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'base64url') => string }).hash;
 
+/**
+ * Parts joined longer than this are hashed through a Hash object (streamedEtag) rather than
+ * copied: a scratch grown to the largest body ever tagged (the country list with translations,
+ * ~1.5 MiB) stayed resident in every thread, and a large body's copy costs more than the Hash
+ * object. Search answers and most lists are far below it.
+ */
+const ETAG_SCRATCH_BYTES = 64 * 1024;
 /** The parts of strongEtag joined (separated by NUL), reused: tags are computed one at a time on a thread. */
-let etagScratch = Buffer.allocUnsafeSlow(16 * 1024);
+const etagScratch = Buffer.allocUnsafeSlow(ETAG_SCRATCH_BYTES);
 
 /**
  * A strong ETag: SHA-1 (base64url, 27 characters) of the parts joined by NUL, quoted. One-shot
@@ -35,7 +42,7 @@ export function strongEtag(...parts: readonly (string | Uint8Array)[]): string {
     const part = parts[i]!;
     length += typeof part === 'string' ? Buffer.byteLength(part, 'utf8') : part.byteLength;
   }
-  if (etagScratch.length < length) etagScratch = Buffer.allocUnsafeSlow(Math.max(length, etagScratch.length * 2));
+  if (length > ETAG_SCRATCH_BYTES) return streamedEtag(parts);
   const scratch = etagScratch;
   let at = 0;
   for (let i = 0; i < parts.length; i++) {

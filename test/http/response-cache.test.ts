@@ -384,9 +384,11 @@ describe('strong ETags', () => {
       return `"${hash.digest('base64url')}"`;
     };
     const body = Buffer.from('[{"name":"Zürich"}]');
-    // Larger than the reused buffer the parts are joined in (16 KiB), then small again.
+    // Up to the reused buffer the parts are joined in (64 KiB), larger (hashed streaming), then small again.
     const large = Buffer.alloc(40_000, '{"name":"Zürich"},');
-    for (const parts of [['k', 'v1', body], ['k'], [body], ['k', body, 'x', 'é'], ['\ud83d', '\ude00'], [body, body], ['k', 'v1', large], ['k', 'v1', body]] as (string | Uint8Array)[][]) {
+    const larger = Buffer.alloc(300_000, '{"name":"Zürich"},');
+    const exact = Buffer.alloc(64 * 1024 - 3, 'x'); // with 'k', 'v1' and their separators: exactly 64 KiB
+    for (const parts of [['k', 'v1', body], ['k'], [body], ['k', body, 'x', 'é'], ['\ud83d', '\ude00'], [body, body], ['k', 'v1', large], ['k', 'v1', larger], ['k', 'v1', exact], ['k', 'v1', body]] as (string | Uint8Array)[][]) {
       assert.equal(strongEtag(...parts), reference(...parts));
       assert.equal(streamedEtag(parts), reference(...parts), 'the Hash-object path of Node 20 before 20.12');
     }
