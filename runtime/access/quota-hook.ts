@@ -50,6 +50,13 @@ export interface QuotaGate {
    * every keyed response carries them (decisions.md). Asynchronous when counters live in Redis.
    */
   peek?(caller: Caller, now: Date): Record<string, string> | Promise<Record<string, string>>;
+  /**
+   * A gate of the same kind over counters of its own, no plan limited: the warm-up's (app.ts).
+   * Its decisions take the real ones' code and shapes, so what V8 compiles for the warm-up's
+   * requests holds for real ones, and the warm-up leaves no count behind. Absent where the
+   * decisions are asynchronous (Redis) or nothing counts.
+   */
+  forWarmUp?(): QuotaGate;
 }
 
 /** Main-thread settings for createQuotaShared. */

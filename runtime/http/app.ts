@@ -658,8 +658,9 @@ const PIPELINE_CACHE_BYTES = 256 << 10;
  * first real request of a thread compiled the pipeline around them. Measured on the full dataset
  * (server side, a country's detail first): 1.6–2.8 ms before, 0.8–1.0 ms with it, ~0.1 ms warm.
  * Nothing of the thread's own is touched: the requests carry a key of their own, in a key index
- * of their own, skip the quota, and are cached, counted and logged apart (a response cache and an
- * observer of their own, dropped afterwards). A request not answered 200 is logged: the warm-up
+ * of their own, count in a quota gate of their own (the thread's kind, over its own counters:
+ * QuotaGate.forWarmUp; none in Redis mode), and are cached, counted and logged apart (a response
+ * cache and an observer of their own, dropped afterwards). A request not answered 200 is logged: the warm-up
  * request or the pipeline is broken. Then, with `soakCount`, the soak: two thirds in process
  * (soakStep), a third over a loopback socket (socketSoakStep), with the same scope.
  */
@@ -678,7 +679,8 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], target: ServingTa
       }
       const { state } = scope;
       const warmServing = servingOf(serving.store, serving.engine, new ResponseCache(PIPELINE_CACHE_BYTES, serving.responses.dataVersion), serving.settings);
-      const warmState = workerStateOf(state.policy, keys, noQuotaGate, state.draining, state.warm);
+      // A quota gate like the thread's, over counters of its own (QuotaGate.forWarmUp).
+      const warmState = workerStateOf(state.policy, keys, state.quota.forWarmUp?.() ?? noQuotaGate, state.draining, state.warm);
       warm = { scope: scopeOf(warmServing, warmState, scope.fixedNowMs, scope.log, new RequestIds('warm-up-'), scope.observer.quiet()), key, requests };
     },
   ];

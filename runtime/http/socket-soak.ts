@@ -1,6 +1,6 @@
 // The warm-up's last part: requests a thread sends itself over a loopback socket before it says
 // ready, to a uWS app of its own whose routes run the warm-up's pipeline (its own keys, response
-// cache and counters, no quota: nothing of the thread's own is touched). The in-process soak
+// cache, counters and quota gate: nothing of the thread's own is touched). The in-process soak
 // (app.ts soakStep) hands the pipeline stand-ins for uWS's request and response; V8 optimized the
 // pipeline for those, and the first real request, with uWS's own objects, deoptimized serveRequest
 // and everything inlined into it ("wrong map"), which the first real load then compiled again

@@ -2,7 +2,7 @@
 // plans.<plan>.quota, checked by runtime/access/policy.ts): each plan has daily/monthly limits; a
 // plan with `sharedBucket` (playground) counts every key of the plan in one bucket, other plans
 // count per key. A plan without a quota is neither limited nor counted.
-import type { Policy } from '../policy.js';
+import { planQuota, type Policy } from '../policy.js';
 import type { Caller } from '../../contract/index.js';
 import type { BucketLimits } from './decision.js';
 
@@ -23,9 +23,18 @@ export interface QuotaPolicy {
   flatRefusal: boolean;
 }
 
-export function quotaPolicyOf(policy: Policy): QuotaPolicy {
+/** More requests than any warm-up sends (a small integer for V8, as the policy's limits are). */
+const WARM_UP_LIMIT = 1_000_000_000;
+
+/**
+ * The quota part of `policy`. `warmUp`: every limited plan's limits raised beyond what a warm-up
+ * sends (the warm-up's gate, quota/index.ts), the objects made as the policy's are.
+ */
+export function quotaPolicyOf(policy: Policy, warmUp = false): QuotaPolicy {
   const plans: Record<string, PlanQuota | null> = {};
-  for (const [name, plan] of Object.entries(policy.plans)) plans[name] = plan.quota;
+  for (const [name, plan] of Object.entries(policy.plans)) {
+    plans[name] = warmUp && plan.quota !== null ? planQuota(WARM_UP_LIMIT, WARM_UP_LIMIT, plan.quota.sharedBucket) : plan.quota;
+  }
   return { plans, upgradeUrl: policy.upgradeUrl, flatRefusal: policy.compat === 'csc' };
 }
 
