@@ -698,8 +698,11 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], target: ServingTa
   if (soakCount > 0) {
     const warmScope = (): { scope: Scope; key: string } | null => (warm !== null && target.serving() !== null ? warm : null);
     const overSocket = socketShareOf(soakCount);
-    steps.push(soakStep(routes, store, soakCount - overSocket, warmScope, soaked));
+    const inProcess = soakCount - overSocket;
+    const afterSocket = overSocket > 0 ? Math.min(IN_PROCESS_AFTER_SOCKET, Math.floor(inProcess / 2)) : 0;
+    steps.push(soakStep(routes, store, inProcess - afterSocket, warmScope, soaked));
     if (overSocket > 0) steps.push(socketSoakStep(scope, uws, routes, store, overSocket, warmScope, soaked));
+    if (afterSocket > 0) steps.push(soakStep(routes, store, afterSocket, warmScope, soaked));
   }
   steps.push(() => {
     warm = null;
@@ -712,6 +715,15 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], target: ServingTa
  * returns true runs again on the next turn; one that returns a promise is done when it settles.
  */
 export type PreparationStep = () => boolean | void | Promise<void>;
+
+/**
+ * Of the in-process soak, the requests sent after the socket's. uWS's objects deoptimize
+ * serveRequest and parseRequest at the socket soak's start (code made for the stand-ins), and its
+ * ~3,000 requests were not enough for V8 to optimize them again: they were compiled during the
+ * first real load, which waited meanwhile. After the socket's, these requests leave them compiled
+ * for both kinds of object.
+ */
+const IN_PROCESS_AFTER_SOCKET = 1500;
 
 /** The longest one turn of the soak runs: a request arriving meanwhile waits no longer. */
 const SOAK_SLICE_MS = 20;

@@ -26,7 +26,8 @@
 //
 // The returned TestServer:
 //   url, port, keys (plaintext key per plan), extraKeys, keysFile, policyFile, dir (temp dir),
-//   uws (the uWS build in use), dataVersion, metricsUrl (with --metrics-port in args), logs() (child stderr so far), pid,
+//   uws (the uWS build in use), dataVersion, metricsUrl (with --metrics-port in args), logs() (child stderr so far),
+//   stdout() (child stdout so far: V8's --trace-* output with nodeArgs), pid,
 //   waitForLog(pattern, timeoutMs = 10000) — resolves with the matching line (logs arrive asynchronously),
 //   get(path, {plan?, key?, headers?}) — one request on a fresh connection, no keep-alive,
 //   raw(bytes) — writes raw bytes on a socket, resolves with everything read until the server closes,
@@ -118,6 +119,7 @@ export interface TestServer {
   metricsUrl: string | null;
   pid: number;
   logs(): string;
+  stdout(): string;
   waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Waits until /readyz answers 200 (every thread warmed); the server itself resolves once it listens, before that. */
   untilReady(timeoutMs?: number): Promise<void>;
@@ -238,8 +240,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     }));
     const exited = exit.then(({ code }) => code);
 
+    let stdout = '';
     const ready = await new Promise<{ port: number; url: string; uws: UwsBuild; workerCode: { bundled: boolean; description: string }; store: { dataVersion: string }; metricsUrl: string | null }>((resolve, reject) => {
-      let stdout = '';
       child.stdout!.on('data', (chunk: Buffer) => {
         stdout += chunk.toString('utf8');
         const line = stdout.split('\n').find((l) => l.startsWith('GEOAPI_TEST_'));
@@ -268,6 +270,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       metricsUrl: ready.metricsUrl,
       pid: child.pid!,
       logs: () => stderr,
+      stdout: () => stdout,
       waitForLog: async (pattern, timeoutMs = 10_000) => {
         const deadline = Date.now() + timeoutMs;
         for (;;) {

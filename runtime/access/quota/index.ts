@@ -4,6 +4,7 @@
 //   redis:  one atomic script per decision in the shared Redis; the table is the outage fallback
 //   off:    no counting, no usage headers
 import type { Caller } from '../../contract/index.js';
+import { callerFor } from '../gate.js';
 import type { Policy } from '../policy.js';
 import type { QuotaDecision, QuotaGate, QuotaGateInit, QuotaSharedInit } from '../quota-hook.js';
 import { CounterTable } from './counter-table.js';
@@ -112,6 +113,12 @@ export function createQuotaGate(init: QuotaGateInit): WorkerQuotaGate {
 
 /** Buckets of the warm-up gate's own table: the warm-up counts one key. */
 const WARM_UP_SLOTS = 64;
+/**
+ * Rounds of first requests forWarmUp sends, each through a gate of its own (new limits, header
+ * parts and buckets for every limited plan): enough for V8 to have allocated the functions'
+ * feedback before the last rounds, which record what a real key's first request runs.
+ */
+const FIRST_REQUEST_ROUNDS = 8;
 
 /**
  * The memory mode's gate. A class, and the warm-up's gate (forWarmUp) another instance of it over
@@ -141,7 +148,19 @@ class MemoryModeGate implements WorkerQuotaGate {
 
   async close(): Promise<void> {}
 
+  /**
+   * First, in throwaway counters, the first request of a key of every limited plan, a few rounds:
+   * what a real key's first request runs (a new bucket; the plan's limits and header parts made),
+   * which the warm-up's one key runs once, before V8 records any feedback. Code compiled without
+   * it deoptimized at the first real request ("insufficient type feedback").
+   */
   forWarmUp(): QuotaGate {
+    const now = new Date();
+    const firstRequests = CounterTable.create(WARM_UP_SLOTS * FIRST_REQUEST_ROUNDS);
+    for (let round = 0; round < FIRST_REQUEST_ROUNDS; round++) {
+      const gate = new MemoryQuotaGate(firstRequests, quotaPolicyOf(this.policy, true), { onTableFull: () => undefined });
+      for (const [name, plan] of Object.entries(this.policy.plans)) if (plan.quota !== null) gate.consume(callerFor(`warm-up-first-${round}`, name, this.policy), now);
+    }
     const counters = new MemoryQuotaGate(CounterTable.create(WARM_UP_SLOTS), quotaPolicyOf(this.policy, true), { onTableFull: () => undefined });
     return new MemoryModeGate(counters, this.policy);
   }
