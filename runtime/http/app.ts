@@ -660,9 +660,10 @@ const PIPELINE_CACHE_BYTES = 256 << 10;
  * Nothing of the thread's own is touched: the requests carry a key of their own, in a key index
  * of their own, count in a quota gate of their own (the thread's kind, over its own counters:
  * QuotaGate.forWarmUp; none in Redis mode), and are cached, counted and logged apart (a response
- * cache and an observer of their own, dropped afterwards). A request not answered 200 is logged: the warm-up
- * request or the pipeline is broken. Then, with `soakCount`, the soak: two thirds in process
- * (soakStep), a third over a loopback socket (socketSoakStep), with the same scope.
+ * cache and an observer of their own, dropped afterwards). A request not answered 200 is logged:
+ * the warm-up request or the pipeline is broken. Then, with `soakCount`, the soak: two thirds in
+ * process (soakStep), a third over a loopback socket (socketSoakStep) before the in-process
+ * part's last IN_PROCESS_AFTER_SOCKET, with the same scope.
  */
 function pipelineSteps(scope: Scope, routes: readonly Route[], target: ServingTarget, soakCount: number, soaked: (sent: number) => void, uws: UwsModule): PreparationStep[] {
   const store = target.store;
