@@ -39,7 +39,7 @@ test('the warm-up gate never refuses, whatever the plans\' quotas, and follows a
   assert.equal((gate.consume(caller, NOW) as { status?: number }).status, 429);
 });
 
-test('only the memory mode has one: off counts nothing, Redis decides asynchronously (the warm-up then uses noQuotaGate)', () => {
+test('none where nothing counts (quota off): the warm-up keeps noQuotaGate there', () => {
   const policy = loadPolicy();
   const shared = createQuotaShared(policy, { options: { mode: 'off' }, log: () => undefined });
   assert.equal(createQuotaGate({ policy, shared, threadIndex: 0, threadCount: 1, log: () => undefined }).forWarmUp, undefined);
