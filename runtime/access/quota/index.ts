@@ -114,9 +114,9 @@ export function createQuotaGate(init: QuotaGateInit): WorkerQuotaGate {
 /** Buckets of the warm-up gate's own table: the warm-up counts one key. */
 const WARM_UP_SLOTS = 64;
 /**
- * Rounds of first requests forWarmUp sends, each through a gate of its own (new limits, header
- * parts and buckets for every limited plan): enough for V8 to have allocated the functions'
- * feedback before the last rounds, which record what a real key's first request runs.
+ * Rounds of first requests forWarmUp sends, each through a gate of its own (its own limits cache,
+ * so new limits, header parts and buckets for every limited plan): enough for V8 to have allocated
+ * the functions' feedback before the last rounds, which record what a real key's first request runs.
  */
 const FIRST_REQUEST_ROUNDS = 8;
 
@@ -156,13 +156,13 @@ class MemoryModeGate implements WorkerQuotaGate {
    */
   forWarmUp(): QuotaGate {
     const now = new Date();
+    const unlimited = quotaPolicyOf(this.policy, true);
     const firstRequests = CounterTable.create(WARM_UP_SLOTS * FIRST_REQUEST_ROUNDS);
     for (let round = 0; round < FIRST_REQUEST_ROUNDS; round++) {
-      const gate = new MemoryQuotaGate(firstRequests, quotaPolicyOf(this.policy, true), { onTableFull: () => undefined });
+      const gate = new MemoryQuotaGate(firstRequests, unlimited, { onTableFull: () => undefined });
       for (const [name, plan] of Object.entries(this.policy.plans)) if (plan.quota !== null) gate.consume(callerFor(`warm-up-first-${round}`, name, this.policy), now);
     }
-    const counters = new MemoryQuotaGate(CounterTable.create(WARM_UP_SLOTS), quotaPolicyOf(this.policy, true), { onTableFull: () => undefined });
-    return new MemoryModeGate(counters, this.policy);
+    return new MemoryModeGate(new MemoryQuotaGate(CounterTable.create(WARM_UP_SLOTS), unlimited, { onTableFull: () => undefined }), this.policy);
   }
 }
 

@@ -16,6 +16,7 @@ export const CISO_PATH: ParamSpec = pathSpec('ciso', "Country ISO 3166-1 alpha-2
 /** `{siso}`: a state's code within its country (the iso2 column). */
 export const SISO_PATH: ParamSpec = pathSpec('siso', "State code within the country (the state's iso2, e.g. CA).", 'CA');
 import { rowJsonWriter, rowsJson, writeRowsArray } from '../../render/row-json.js';
+import { LOCALIZED_NAMES } from '../../render/search.js';
 import type { RowBytes } from '../../store/types.js';
 import { rowValuesOf } from '../../store/row-values.js';
 
@@ -157,9 +158,6 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
   }
   return { status: 200, body: serializeList(projection, records.length, (i) => records[i]!), headers: pageHeaders(spec.cacheControl, total, page) };
 }
-
-/** The names withLocale adds, computed per row (when the projection holds them). */
-const LOCALIZED_NAMES = ['localized_name', 'matched_locale'] as const;
 
 /**
  * The rows as a JSON array: with `locale`, each row's localized_name and matched_locale (as
