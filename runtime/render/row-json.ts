@@ -23,9 +23,19 @@ import { DECIMAL_BYTES, INT_BYTES, writeDecimalAt, writeIntAt } from '../text/nu
 const encoder = new TextEncoder();
 
 /** A growable byte buffer reused across requests (one per thread: requests run one at a time). */
+/**
+ * The output buffer's size, from the start and after a trim: bodies up to this size never grow it.
+ * Why from the start: growing it midway through a body ran a compiled row writer's growth path
+ * (row-json-compile.ts), which the warm-up's bodies had never run, so V8 deoptimized the writer at
+ * the first list body over 64 KiB after ready (its first size) and ran the rest of that body, and
+ * the next ones while recompiling, unoptimized: the largest states' city lists took 5.1–5.7 ms of
+ * the server's time instead of 0.9–1.9. Its pages cost memory only once written.
+ */
+export const KEPT_JSON_BYTES = 1024 * 1024;
+
 export class JsonBytes {
   /** The bytes; [0, length) are written. Public for the compiled row writers, which store into it directly. */
-  buffer = new Uint8Array(64 * 1024);
+  buffer = new Uint8Array(KEPT_JSON_BYTES);
   length = 0;
 
   reset(): this {
@@ -33,10 +43,10 @@ export class JsonBytes {
     return this;
   }
 
-  /** Empties it, and replaces its buffer by a new one of 64 KiB when it grew past `keptBytes`. */
-  trim(keptBytes: number): void {
+  /** Empties it, and replaces its buffer by a new one of KEPT_JSON_BYTES when a body grew it past that. */
+  trim(): void {
     this.length = 0;
-    if (this.buffer.length > keptBytes) this.buffer = new Uint8Array(64 * 1024);
+    if (this.buffer.length > KEPT_JSON_BYTES) this.buffer = new Uint8Array(KEPT_JSON_BYTES);
   }
 
   /** Room for `more` bytes. */
@@ -468,12 +478,12 @@ export function rowJsonWriter(rows: RowBytes, projection: Projection, extraNames
 export const sharedJsonBytes = new JsonBytes();
 
 /**
- * Drops the thread's output buffer if one body grew it past `keptBytes` (it starts again at
- * 64 KiB): for a server that has just rendered lists of every size while warming up, and should
+ * Drops the thread's output buffer if one body grew it past KEPT_JSON_BYTES (it starts again at
+ * that size): for a server that has just rendered lists of every size while warming up, and should
  * not keep the largest one's buffer for its whole life.
  */
-export function trimSharedJsonBytes(keptBytes = 1024 * 1024): void {
-  sharedJsonBytes.trim(keptBytes);
+export function trimSharedJsonBytes(): void {
+  sharedJsonBytes.trim();
 }
 
 /** JSON array of `count` rows (rowAt(i)) with no per-row extras, borrowed (JsonBytes.view). */

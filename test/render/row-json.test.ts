@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
 import { projectionFor } from '../../runtime/render/projection.js';
-import { FieldCopy, JoinedText, JsonBytes, JsonText, RowJsonWriter, jsonTextOf, rowJsonWriter, rowsJson, writeRowsArray } from '../../runtime/render/row-json.js';
+import { FieldCopy, JoinedText, JsonBytes, JsonText, KEPT_JSON_BYTES, RowJsonWriter, jsonTextOf, rowJsonWriter, rowsJson, writeRowsArray } from '../../runtime/render/row-json.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 import { join } from 'node:path';
 import { loadSource, writeLoadedSnapshot } from '../../build-index/build.js';
@@ -38,6 +38,39 @@ describe('row JSON writer', () => {
         }
       }
     }
+  });
+
+  it('writes the same rows when its buffer has to grow at any step of a row, compiled or interpreted', () => {
+    // A thread's buffer starts at KEPT_JSON_BYTES, so no fixture body grows it: a 1-byte buffer
+    // makes the growth path run at the steps of every row, and at different ones as it doubles.
+    const { store } = fixtureSnapshot();
+    for (const [table, set] of [[store.cities, CITY_FIELDS], [store.countries, COUNTRY_FIELDS]] as const) {
+      const projection = projectionFor(set, 'full', { includeTranslations: true });
+      for (const writer of [rowJsonWriter(table.rowBytes!, projection, []), new RowJsonWriter(table.rowBytes!, projection, [], { interpreted: true })]) {
+        for (let row = 0; row < table.count; row++) {
+          const out = new JsonBytes();
+          out.buffer = new Uint8Array(1);
+          writer.write(out, row, null);
+          writer.write(out, row, null);
+          const one = JSON.stringify(projection.project(table.record(row)));
+          assert.equal(text(out), one + one, `${set.entity} row ${row}`);
+        }
+      }
+    }
+  });
+
+  it('starts its buffer at the size it is kept at, so a body under KEPT_JSON_BYTES never grows it', () => {
+    const out = new JsonBytes();
+    assert.equal(out.buffer.length, KEPT_JSON_BYTES);
+    const buffer = out.buffer;
+    out.reserve(KEPT_JSON_BYTES);
+    assert.equal(out.buffer, buffer);
+    out.length = KEPT_JSON_BYTES;
+    out.reserve(1);
+    assert.equal(out.buffer.length, 2 * KEPT_JSON_BYTES);
+    out.trim();
+    assert.equal(out.buffer.length, KEPT_JSON_BYTES);
+    assert.equal(out.length, 0);
   });
 
   it('writes a list of rows in any order (first, last, repeated) after reading their records ahead, as JSON.stringify does', () => {
