@@ -33,18 +33,21 @@ export interface ServiceTimes {
   /** The slowest requests (ms, path). */
   slowest: { ms: number; path: string }[];
   /**
-   * The server's own time for the same answers (its latency histogram, geoapi only): how many
-   * took over 5 ms, and the upper bound of the slowest one's bucket; null when not read.
+   * The server's own time for the same answers (geoapi only; null when not read): from its latency
+   * histogram, how many took over 5 ms; from its slow-request log (`--slow-ms`), the slowest
+   * answers it logged, exact, named by the client's path (matched on X-Request-ID), slowest first,
+   * at most 3 (none: every answer took less than `loggedFromMs`).
    */
-  server: { over5ms: number; slowestAtMostMs: number } | null;
+  server: { over5ms: number; loggedFromMs: number; slowest: { ms: number; path: string }[] } | null;
 }
 
 /**
  * Times `paths` one at a time on one keep-alive connection: the cost of each answer without
  * queueing. A raw socket, not Node's http client: that client's own parsing and collections added
- * up to a few ms to single answers, which is the client's time, not the server's.
+ * up to a few ms to single answers, which is the client's time, not the server's. With
+ * `pathsById`, each answer's X-Request-ID is mapped to its path there (to name what the server logs).
  */
-export async function serviceTimes(url: string, key: string, paths: string[]): Promise<ServiceTimes> {
+export async function serviceTimes(url: string, key: string, paths: string[], pathsById?: Map<string, string>): Promise<ServiceTimes> {
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
   socket.setNoDelay(true);
@@ -54,6 +57,7 @@ export async function serviceTimes(url: string, key: string, paths: string[]): P
   });
   let received: Buffer = Buffer.alloc(0);
   let answered: ((status: number) => void) | null = null;
+  let lastRequestId = '';
   let failed: ((error: Error) => void) | null = null;
   socket.on('data', (chunk: Buffer) => {
     received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
@@ -64,6 +68,7 @@ export async function serviceTimes(url: string, key: string, paths: string[]): P
     const total = headEnd + 4 + (length ? Number(length[1]) : 0);
     if (received.length < total) return;
     received = received.subarray(total);
+    if (pathsById !== undefined) lastRequestId = /\r\nx-request-id: *([^\r]*)/i.exec(head)?.[1] ?? '';
     const done = answered;
     answered = null;
     done(Number(head.slice(9, 12)));
@@ -80,6 +85,7 @@ export async function serviceTimes(url: string, key: string, paths: string[]): P
         socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nX-GEOAPI-KEY: ${key}\r\n\r\n`);
       });
       timed.push({ ms: performance.now() - t, path });
+      if (pathsById !== undefined && lastRequestId !== '') pathsById.set(lastRequestId, path);
     }
   } finally {
     failed = null;

@@ -266,31 +266,48 @@ const GEOAPI_OPERATION: Record<Operation, string> = {
 };
 
 /**
- * From two scrapes of geoapi's latency histogram, the answers of `operation` in between that took
- * the server over 5 ms (from the request's arrival in its handler to the written answer), and the
- * upper bound of the slowest one's bucket.
+ * geoapi logs answers that took it at least this long (`--slow-ms`): the single answers' slowest,
+ * named with their exact time. Its clock starts in the request's handler, so queueing under load
+ * never counts: what the load runs log is their collections and preempted requests, a few lines a
+ * second.
  */
-function slowAnswers(before: string, after: string, operation: string): { over5ms: number; slowestAtMostMs: number } {
-  const buckets = (text: string): Map<string, number> => {
-    const counts = new Map<string, number>();
+const GEOAPI_SLOW_LOG_MS = 2;
+
+/** The slow-request lines of geoapi's log (`output`) whose X-Request-ID `pathsById` knows, slowest first (at most 3). */
+function loggedSlowAnswers(output: string, pathsById: ReadonlyMap<string, string>): { ms: number; path: string }[] {
+  const found: { ms: number; path: string }[] = [];
+  for (const line of output.split('\n')) {
+    if (!line.includes('"slow request"')) continue;
+    let event: { requestId?: unknown; durationMs?: unknown };
+    try {
+      event = JSON.parse(line.slice(line.indexOf('{'))) as typeof event;
+    } catch {
+      continue;
+    }
+    const path = typeof event.requestId === 'string' ? pathsById.get(event.requestId) : undefined;
+    if (path !== undefined && typeof event.durationMs === 'number') found.push({ ms: event.durationMs, path });
+  }
+  return found.sort((a, b) => b.ms - a.ms).slice(0, 3);
+}
+
+/**
+ * From two scrapes of geoapi's latency histogram, how many answers of `operation` in between took
+ * the server over 5 ms (from the request's arrival in its handler to the written answer).
+ */
+function slowAnswers(before: string, after: string, operation: string): { over5ms: number } {
+  const over5ms = (text: string): number => {
+    let all = 0;
+    let within = 0;
     for (const line of text.split('\n')) {
       if (!line.startsWith('geoapi_request_duration_seconds_bucket{') || !line.includes(`operation="${operation}"`)) continue;
       const le = /le="([^"]+)"/.exec(line)?.[1];
-      if (le !== undefined) counts.set(le, (counts.get(le) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+      const count = Number(line.slice(line.lastIndexOf(' ') + 1));
+      if (le === '+Inf') all += count;
+      else if (le === '0.005') within += count;
     }
-    return counts;
+    return all - within;
   };
-  const b = buckets(before);
-  const a = buckets(after);
-  const delta = (le: string): number => (a.get(le) ?? 0) - (b.get(le) ?? 0);
-  let slowestAtMostMs = 0;
-  let below = 0;
-  for (const le of [...a.keys()].filter((le) => le !== '+Inf').sort((x, y) => Number(x) - Number(y))) {
-    if (delta(le) > below) slowestAtMostMs = Number(le) * 1000;
-    below = delta(le);
-  }
-  if (delta('+Inf') > below) slowestAtMostMs = Infinity;
-  return { over5ms: delta('+Inf') - delta('0.005'), slowestAtMostMs };
+  return { over5ms: over5ms(after) - over5ms(before) };
 }
 
 /**
@@ -465,7 +482,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
         // set as npm start and the systemd unit set it (runtime/cli/allocator.ts).
         server = await startServer(
           'geoapi',
-          ['--trace-gc', CLI, 'serve', '--snapshot', snapshots.get(percent)!, '--keys', keysFile, '--policy', policyFile, '--port', String(port), '--threads', String(options.workers), '--host', '127.0.0.1', '--metrics-port', String(metricsPort), ...extraArgs],
+          ['--trace-gc', CLI, 'serve', '--snapshot', snapshots.get(percent)!, '--keys', keysFile, '--policy', policyFile, '--port', String(port), '--threads', String(options.workers), '--host', '127.0.0.1', '--metrics-port', String(metricsPort), '--slow-ms', String(GEOAPI_SLOW_LOG_MS), ...extraArgs],
           port,
           probePath,
           key,
@@ -554,8 +571,13 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
     running.only(byName('geoapi'), live);
     for (const op of OPERATIONS) {
       const before = geoapiMetrics === null ? null : (await get(geoapiMetrics, key)).body;
-      const times = await serviceTimes(byName('geoapi').server.url, key, workload.perOperation[op].slice(0, options.serviceSample));
-      if (before !== null) times.server = slowAnswers(before, (await get(geoapiMetrics!, key)).body, GEOAPI_OPERATION[op]);
+      const logMark = byName('geoapi').server.output().length;
+      const pathsById = new Map<string, string>();
+      const times = await serviceTimes(byName('geoapi').server.url, key, workload.perOperation[op].slice(0, options.serviceSample), pathsById);
+      if (before !== null) {
+        const histogram = slowAnswers(before, (await get(geoapiMetrics!, key)).body, GEOAPI_OPERATION[op]);
+        times.server = { ...histogram, loggedFromMs: GEOAPI_SLOW_LOG_MS, slowest: loggedSlowAnswers(byName('geoapi').server.output().slice(logMark), pathsById) };
+      }
       geoapiServiceTimes[op] = times;
     }
     log(`geoapi service times measured (${options.serviceSample} requests per operation, one at a time)`);
