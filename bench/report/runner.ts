@@ -22,6 +22,7 @@ import { compareBodies } from './validate.js';
 import { generateWorkload, OPERATION_PATH_PATTERNS, OPERATIONS, SEARCH_OPERATIONS, type Operation, type SearchOperation, type Workload } from './workload.js';
 import { BARE_SCRIPT, type BareSizes } from '../http-bare.js';
 import { startChild, stopChild, type Server } from '../http.bench.js';
+import { GEOAPI_SLOW_LOG_MS, loggedSlowAnswers } from './slow-log.js';
 
 const CLI = fileURLToPath(new URL('../../runtime/cli/main.js', import.meta.url));
 const NAIVE = fileURLToPath(new URL('./baselines/naive.js', import.meta.url));
@@ -264,31 +265,6 @@ const GEOAPI_OPERATION: Record<Operation, string> = {
   nearby: 'nearbySearch',
   phoneParse: 'phoneParse',
 };
-
-/**
- * geoapi logs answers that took it at least this long (`--slow-ms`): the single answers' slowest,
- * named with their exact time. Its clock starts in the request's handler, so queueing under load
- * never counts: what the load runs log is their collections and preempted requests, a few lines a
- * second.
- */
-const GEOAPI_SLOW_LOG_MS = 2;
-
-/** The slow-request lines of geoapi's log (`output`) whose X-Request-ID `pathsById` knows, slowest first (at most 3). */
-function loggedSlowAnswers(output: string, pathsById: ReadonlyMap<string, string>): { ms: number; path: string }[] {
-  const found: { ms: number; path: string }[] = [];
-  for (const line of output.split('\n')) {
-    if (!line.includes('"slow request"')) continue;
-    let event: { requestId?: unknown; durationMs?: unknown };
-    try {
-      event = JSON.parse(line.slice(line.indexOf('{'))) as typeof event;
-    } catch {
-      continue;
-    }
-    const path = typeof event.requestId === 'string' ? pathsById.get(event.requestId) : undefined;
-    if (path !== undefined && typeof event.durationMs === 'number') found.push({ ms: event.durationMs, path });
-  }
-  return found.sort((a, b) => b.ms - a.ms).slice(0, 3);
-}
 
 /**
  * From two scrapes of geoapi's latency histogram, how many answers of `operation` in between took
