@@ -783,3 +783,40 @@ export class ResponseCache {
     return start;
   }
 }
+
+/** Entries exerciseResponseCache inserts: past the 512 that make a table rebuild, and many laps of its ring. */
+const EXERCISE_ENTRIES = 3000;
+/** Its cache's budget: ~1,000 of its entries, so that most are evicted or stepped over. */
+const EXERCISE_BUDGET_BYTES = 512 * 1024;
+
+/**
+ * Runs a throwaway cache through what a thread's own cache does only once real traffic fills it,
+ * which the warm-up's small cache never did: its table rebuilding, keys that are not Latin-1,
+ * bodies rendered as text, entries past their age limit, second chances and evictions. Methods
+ * keep V8's feedback per function, not per cache, so the thread's cache then runs optimized code
+ * that has seen these paths: without it the first real load deoptimized insert, add (the table),
+ * keyAt and evictBeyondBudget in each thread (--trace-deopt; the report's mix from ready).
+ * Returns what its cache counted (tests).
+ */
+export function exerciseResponseCache(dataVersion: string): ResponseCacheStats {
+  const cache = new ResponseCache(EXERCISE_BUDGET_BYTES, dataVersion);
+  const nowMs = Date.now();
+  const bytes = Buffer.alloc(300, 0x61);
+  const query = new Map<string, string>();
+  let expiring = '';
+  for (let i = 0; i < EXERCISE_ENTRIES; i++) {
+    query.set('q', i % 3 === 0 ? `Ba\u010d${i}` : `Bac${i}`);
+    const key = responseKey({ operation: 'exercise', params: [String(i % 7)], query, tier: 'full', countryTier: 'full', honoured: '' });
+    if (cache.get(key, nowMs) !== undefined) continue;
+    const held = cache.insert(key, i % 2 === 0 ? `{"i":${i}}` : bytes, i % 5 === 0 ? nowMs + 1 : Infinity);
+    if (held.etag === null || held.length === 0) throw new Error('response cache exercise: an answer was kept without its ETag or body');
+    if (i % 5 === 0) expiring = key;
+    // A hit: the entry earns a second chance when the sweep or the ring's head reaches it.
+    if (i % 4 === 0) cache.get(key, nowMs);
+    if (i % 50 === 0 && expiring !== '') cache.get(expiring, nowMs + 2);
+  }
+  // Answers replaced under their key leave their records in the sweep's queue, which is then
+  // filtered (more than once: each pass brings its own callback).
+  for (let i = 0; i < EXERCISE_ENTRIES; i++) cache.insert(`replaced${i % 16}`, bytes);
+  return cache.stats();
+}

@@ -87,7 +87,7 @@ export class FlatEntityTable<R, C extends RowCursor> implements EntityTable<R> {
   get rowBytes(): RowBytes | null {
     const layout = this.codec.layout;
     if (!layout) return null;
-    return (this.rowBytesView ??= { bytes: this.bb.bytes(), layout, tablePosition: (row) => this.tablePosition(row) });
+    return (this.rowBytesView ??= { bytes: this.bb.bytes(), layout, count: this.count, tablePosition: (row) => this.tablePosition(row) });
   }
 
   private rowBytesView: RowBytes | undefined;

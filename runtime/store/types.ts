@@ -24,6 +24,8 @@ export interface RowBytes {
   /** The records section's bytes. */
   readonly bytes: Uint8Array;
   readonly layout: readonly FieldLayout[];
+  /** Rows: 0 to count - 1. */
+  readonly count: number;
   /** Position of row `row`'s FlatBuffers table in `bytes`. */
   tablePosition(row: number): number;
 }

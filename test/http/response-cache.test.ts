@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { compress, DEFAULT_COMPRESSION, negotiateEncoding } from '../../runtime/http/encoding.js';
-import { ifNoneMatchHits, keyHash, PreparedBody, ResponseCache, responseKey, streamedEtag, strongEtag, variantEtag, type ResponseKeyParts } from '../../runtime/http/response-cache.js';
+import { exerciseResponseCache, ifNoneMatchHits, keyHash, PreparedBody, ResponseCache, responseKey, streamedEtag, strongEtag, variantEtag, type ResponseKeyParts } from '../../runtime/http/response-cache.js';
 
 describe('Accept-Encoding negotiation', () => {
   it('honours q-values: q=0 is "not acceptable", the higher weight wins, br on a tie', () => {
@@ -392,5 +392,19 @@ describe('strong ETags', () => {
       assert.equal(strongEtag(...parts), reference(...parts));
       assert.equal(streamedEtag(parts), reference(...parts), 'the Hash-object path of Node 20 before 20.12');
     }
+  });
+});
+
+describe('the warm-up’s cache exercise', () => {
+  it('runs a throwaway cache past a table rebuild through hits, expiries, evictions and replaced answers', () => {
+    const stats = exerciseResponseCache('v1');
+    assert.ok(stats.hits > 0, `hits ${stats.hits}`);
+    assert.ok(stats.expirations > 0, `expirations ${stats.expirations}`);
+    assert.ok(stats.evictions > 0, `evictions ${stats.evictions}`);
+    // Every answer fits its budget: none was rendered and not kept.
+    assert.equal(stats.notKept, 0);
+    assert.ok(stats.bytes <= stats.budgetBytes);
+    // More answers went in than its table's first 512 slots hold.
+    assert.ok(stats.misses > 512, `misses ${stats.misses}`);
   });
 });

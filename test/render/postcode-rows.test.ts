@@ -25,7 +25,7 @@ function tableOf(records: PostcodeRecord[]): { rows: RowBytes; decoded: Postcode
   builder.finish(fb.PostcodeTable.createPostcodeTable(builder, fb.PostcodeTable.createRowsVector(builder, offsets)));
   const bytes = builder.asUint8Array();
   const table = fb.PostcodeTable.getRootAsPostcodeTable(new flatbuffers.ByteBuffer(bytes));
-  const rows: RowBytes = { bytes, layout: postcodeCodec.layout!, tablePosition: (row) => table.rows(row)!.bb_pos };
+  const rows: RowBytes = { bytes, layout: postcodeCodec.layout!, count: table.rowsLength(), tablePosition: (row) => table.rows(row)!.bb_pos };
   const decoded = records.map((_, row) => postcodeCodec.decode(table.rows(row, postcodeCodec.newCursor())!));
   return { rows, decoded };
 }

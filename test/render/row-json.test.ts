@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
 import { projectionFor } from '../../runtime/render/projection.js';
-import { FieldCopy, JoinedText, JsonBytes, JsonText, KEPT_JSON_BYTES, RowJsonWriter, jsonTextOf, rowJsonWriter, rowsJson, writeRowsArray } from '../../runtime/render/row-json.js';
+import { branchRows, FieldCopy, JoinedText, JsonBytes, JsonText, KEPT_JSON_BYTES, RowJsonWriter, sharedJsonBytes, jsonTextOf, rowJsonWriter, rowsJson, writeRowsArray } from '../../runtime/render/row-json.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 import { join } from 'node:path';
 import { loadSource, writeLoadedSnapshot } from '../../build-index/build.js';
@@ -57,6 +57,38 @@ describe('row JSON writer', () => {
         }
       }
     }
+  });
+
+  it('primes each writer on rows that between them hold and lack every field any row holds and lacks', () => {
+    const { store } = fixtureSnapshot();
+    for (const table of [store.cities, store.states, store.countries]) {
+      const rowBytes = table.rowBytes!;
+      const view = new DataView(rowBytes.bytes.buffer, rowBytes.bytes.byteOffset, rowBytes.bytes.byteLength);
+      const holds = (row: number, slot: number): boolean => {
+        const position = rowBytes.tablePosition(row);
+        const vtable = position - view.getInt32(position, true);
+        return slot < view.getUint16(vtable, true) && view.getUint16(vtable + slot, true) !== 0;
+      };
+      const rows = branchRows(rowBytes);
+      assert.deepEqual(rows, [...new Set(rows)].sort((a, b) => a - b));
+      assert.equal(branchRows(rowBytes), rows, 'once per table');
+      // The fixture's tables are smaller than the rows branchRows reads through: every row is read.
+      for (const field of rowBytes.layout) {
+        const all = Array.from({ length: table.count }, (_, row) => holds(row, field.slot));
+        for (const held of [true, false]) {
+          if (all.includes(held)) assert.ok(rows.some((row) => holds(row, field.slot) === held), `${field.name} ${held ? 'held' : 'lacked'} by no primed row`);
+        }
+      }
+    }
+  });
+
+  it('primes a new writer without touching the thread’s output buffer, which a caller may be filling', () => {
+    const { store } = fixtureSnapshot();
+    sharedJsonBytes.reset().ascii('[{"partial":');
+    const before = sharedJsonBytes.view().toString('utf8');
+    new RowJsonWriter(store.cities.rowBytes!, projectionFor(CITY_FIELDS, 'coordinates', {}), []);
+    assert.equal(sharedJsonBytes.view().toString('utf8'), before);
+    sharedJsonBytes.reset();
   });
 
   it('starts its buffer at the size it is kept at, so a body under KEPT_JSON_BYTES never grows it', () => {
