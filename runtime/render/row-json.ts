@@ -22,7 +22,6 @@ import { DECIMAL_BYTES, INT_BYTES, writeDecimalAt, writeIntAt } from '../text/nu
 
 const encoder = new TextEncoder();
 
-/** A growable byte buffer reused across requests (one per thread: requests run one at a time). */
 /**
  * The output buffer's size, from the start and after a trim: bodies up to this size never grow it.
  * Why from the start: growing it midway through a body ran a compiled row writer's growth path
@@ -33,6 +32,7 @@ const encoder = new TextEncoder();
  */
 export const KEPT_JSON_BYTES = 1024 * 1024;
 
+/** A growable byte buffer reused across requests (one per thread: requests run one at a time). */
 export class JsonBytes {
   /** The bytes; [0, length) are written. Public for the compiled row writers, which store into it directly. */
   buffer = new Uint8Array(KEPT_JSON_BYTES);
