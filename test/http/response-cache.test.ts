@@ -3,6 +3,7 @@
 // eviction, age limits, the counters a metrics reader gets, the response key, If-None-Match.
 import assert from 'node:assert/strict';
 import { prng } from '../support/random.js';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
@@ -406,5 +407,54 @@ describe('the warm-up’s cache exercise', () => {
     assert.ok(stats.bytes <= stats.budgetBytes);
     // More answers went in than its table's first 512 slots hold.
     assert.ok(stats.misses > 512, `misses ${stats.misses}`);
+  });
+
+  it('leaves a cache filling under real traffic nothing to deoptimize that the warm-up’s own small cache had not run', () => {
+    // V8's own verdict (--trace-deopt) in a child: what the warm-up's cache sees (a few hundred
+    // narrow keys, byte bodies), then the exercise, then the cache's methods optimized and a new
+    // cache given what a thread's own gets under traffic. Without the exercise, insert, get,
+    // keyAt, evictBeyondBudget and allocate are deoptimized there.
+    const module = (path: string): string => JSON.stringify(new URL(path, import.meta.url).href);
+    const script = `
+      const { exerciseResponseCache, ResponseCache, responseKey } = await import(${module('../../runtime/http/response-cache.js')});
+      const { HashSlots, RecordQueue } = await import(${module('../../runtime/http/cache-tables.js')});
+      const now = Date.now();
+      const key = (i, wide) => responseKey({ operation: 'countryStates', params: [(wide ? '\u010c' : 'C') + i], query: new Map(), tier: 'full', countryTier: 'full', honoured: '' });
+      const warm = new ResponseCache(256 << 10, 'v1');
+      for (let r = 0; r < 20; r++) for (let i = 0; i < 200; i++) { const k = key(i, false); if (!warm.get(k, now)) warm.insert(k, Buffer.alloc(900, 0x61)); }
+      exerciseResponseCache('v1');
+      const methods = [];
+      for (const proto of [ResponseCache.prototype, HashSlots.prototype, RecordQueue.prototype]) {
+        for (const name of Object.getOwnPropertyNames(proto)) {
+          const f = Object.getOwnPropertyDescriptor(proto, name).value;
+          if (typeof f !== 'function' || name === 'constructor') continue;
+          methods.push(name);
+          %PrepareFunctionForOptimization(f);
+          %OptimizeFunctionOnNextCall(f);
+        }
+      }
+      console.log('@@methods ' + JSON.stringify(methods));
+      const real = new ResponseCache(2 << 20, 'v1');
+      for (let i = 0; i < 4000; i++) {
+        const k = key(i, i % 3 === 0);
+        if (!real.get(k, now)) real.insert(k, i % 2 ? '{"i":' + i + '}' + ' '.repeat(400) : Buffer.alloc(500, 0x62), i % 5 === 0 ? now + 1 : Infinity);
+        if (i % 7 === 0) real.get(key(i + 1, (i + 1) % 3 === 0), now + 2);
+        real.insert('same', Buffer.alloc(100, 0x63));
+      }
+      console.log('@@done');
+    `;
+    const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--trace-deopt', '--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    assert.equal(child.status, 0, child.stderr);
+    const out = child.stdout;
+    const methodsLine = /@@methods (.*)/.exec(out);
+    assert.ok(methodsLine && out.includes('@@done'), out.slice(-2000));
+    const methods = new Set(JSON.parse(methodsLine[1]!) as string[]);
+    const deopts = out
+      .slice(out.indexOf('@@methods'))
+      .split('\n')
+      .map((line) => /bailout \(kind: [^,]+, reason: ([^)]*)\): begin\. deoptimizing \S+ <JSFunction (\S+)/.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null && methods.has(m[2]!))
+      .map((m) => `${m[2]}: ${m[1]}`);
+    assert.deepEqual(deopts, []);
   });
 });

@@ -2,6 +2,7 @@
 // decoded record gives, for every row of the fixture's cities, states and countries at every tier, and
 // escapes strings as JSON.stringify does.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
 import { projectionFor } from '../../runtime/render/projection.js';
@@ -80,6 +81,40 @@ describe('row JSON writer', () => {
         }
       }
     }
+  });
+
+  it('leaves a primed writer nothing to deoptimize when it then writes every row, whatever rows it was first given', () => {
+    // V8's own verdict (--trace-deopt) in a child: a writer made (and primed), used on its first
+    // row only, optimized, then run over every row of the table. Unprimed, a field the first row
+    // lacks (a city's population, a state's parent_id) deoptimizes it.
+    const module = (path: string): string => JSON.stringify(new URL(path, import.meta.url).href);
+    const script = `
+      const { fixtureSnapshot } = await import(${module('../support/snapshots.js')});
+      const { projectionFor } = await import(${module('../../runtime/render/projection.js')});
+      const { CITY_FIELDS, STATE_FIELDS } = await import(${module('../../runtime/render/fields.js')});
+      const { JsonBytes, RowJsonWriter } = await import(${module('../../runtime/render/row-json.js')});
+      const { store } = fixtureSnapshot();
+      const out = new JsonBytes();
+      for (const [table, set] of [[store.cities, CITY_FIELDS], [store.states, STATE_FIELDS]]) {
+        const writer = new RowJsonWriter(table.rowBytes, projectionFor(set, 'full', { includeTranslations: true }), []);
+        for (let i = 0; i < 20; i++) writer.write(out.reset(), 0, null);
+        const compiled = writer['compiled'];
+        %PrepareFunctionForOptimization(compiled);
+        %OptimizeFunctionOnNextCall(compiled);
+        console.log('@@rows ' + set.entity);
+        for (let row = 0; row < table.count; row++) writer.write(out.reset(), row, null);
+      }
+      console.log('@@done');
+    `;
+    const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--trace-deopt', '--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    assert.equal(child.status, 0, child.stderr);
+    const out = child.stdout;
+    assert.ok(out.includes('@@done'), out.slice(-2000));
+    const deopts = out
+      .slice(out.indexOf('@@rows'))
+      .split('\n')
+      .filter((line) => /bailout \(kind: .*<JSFunction writeRow /.test(line));
+    assert.deepEqual(deopts, []);
   });
 
   it('primes a new writer without touching the thread’s output buffer, which a caller may be filling', () => {
