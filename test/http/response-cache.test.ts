@@ -3,11 +3,11 @@
 // eviction, age limits, the counters a metrics reader gets, the response key, If-None-Match.
 import assert from 'node:assert/strict';
 import { prng } from '../support/random.js';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { compress, DEFAULT_COMPRESSION, negotiateEncoding } from '../../runtime/http/encoding.js';
+import { deoptsAfter, moduleLiteral, runWithNatives } from '../support/natives.js';
 import { exerciseResponseCache, ifNoneMatchHits, keyHash, PreparedBody, ResponseCache, responseKey, streamedEtag, strongEtag, variantEtag, type ResponseKeyParts } from '../../runtime/http/response-cache.js';
 
 describe('Accept-Encoding negotiation', () => {
@@ -414,7 +414,7 @@ describe('the warm-up’s cache exercise', () => {
     // narrow keys, byte bodies), then the exercise, then the cache's methods optimized and a new
     // cache given what a thread's own gets under traffic. Without the exercise, insert, get,
     // keyAt, evictBeyondBudget and allocate are deoptimized there.
-    const module = (path: string): string => JSON.stringify(new URL(path, import.meta.url).href);
+    const module = (path: string): string => moduleLiteral(path, import.meta.url);
     const script = `
       const { exerciseResponseCache, ResponseCache, responseKey } = await import(${module('../../runtime/http/response-cache.js')});
       const { HashSlots, RecordQueue } = await import(${module('../../runtime/http/cache-tables.js')});
@@ -443,18 +443,10 @@ describe('the warm-up’s cache exercise', () => {
       }
       console.log('@@done');
     `;
-    const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--trace-deopt', '--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 });
-    assert.equal(child.status, 0, child.stderr);
-    const out = child.stdout;
+    const out = runWithNatives(script, ['--trace-deopt']);
     const methodsLine = /@@methods (.*)/.exec(out);
     assert.ok(methodsLine && out.includes('@@done'), out.slice(-2000));
     const methods = new Set(JSON.parse(methodsLine[1]!) as string[]);
-    const deopts = out
-      .slice(out.indexOf('@@methods'))
-      .split('\n')
-      .map((line) => /bailout \(kind: [^,]+, reason: ([^)]*)\): begin\. deoptimizing \S+ <JSFunction (\S+)/.exec(line))
-      .filter((m): m is RegExpExecArray => m !== null && methods.has(m[2]!))
-      .map((m) => `${m[2]}: ${m[1]}`);
-    assert.deepEqual(deopts, []);
+    assert.deepEqual(deoptsAfter(out, '@@methods').filter((deopt) => methods.has(deopt.slice(0, deopt.indexOf(':')))), []);
   });
 });

@@ -2,11 +2,11 @@
 // decoded record gives, for every row of the fixture's cities, states and countries at every tier, and
 // escapes strings as JSON.stringify does.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
 import { projectionFor } from '../../runtime/render/projection.js';
 import { branchRows, FieldCopy, JoinedText, JsonBytes, JsonText, KEPT_JSON_BYTES, RowJsonWriter, sharedJsonBytes, jsonTextOf, rowJsonWriter, rowsJson, writeRowsArray } from '../../runtime/render/row-json.js';
+import { deoptsAfter, moduleLiteral, runWithNatives } from '../support/natives.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 import { join } from 'node:path';
 import { loadSource, writeLoadedSnapshot } from '../../build-index/build.js';
@@ -87,7 +87,7 @@ describe('row JSON writer', () => {
     // V8's own verdict (--trace-deopt) in a child: a writer made (and primed), used on its first
     // row only, optimized, then run over every row of the table. Unprimed, a field the first row
     // lacks (a city's population, a state's parent_id) deoptimizes it.
-    const module = (path: string): string => JSON.stringify(new URL(path, import.meta.url).href);
+    const module = (path: string): string => moduleLiteral(path, import.meta.url);
     const script = `
       const { fixtureSnapshot } = await import(${module('../support/snapshots.js')});
       const { projectionFor } = await import(${module('../../runtime/render/projection.js')});
@@ -106,15 +106,9 @@ describe('row JSON writer', () => {
       }
       console.log('@@done');
     `;
-    const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--trace-deopt', '--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 });
-    assert.equal(child.status, 0, child.stderr);
-    const out = child.stdout;
+    const out = runWithNatives(script, ['--trace-deopt']);
     assert.ok(out.includes('@@done'), out.slice(-2000));
-    const deopts = out
-      .slice(out.indexOf('@@rows'))
-      .split('\n')
-      .filter((line) => /bailout \(kind: .*<JSFunction writeRow /.test(line));
-    assert.deepEqual(deopts, []);
+    assert.deepEqual(deoptsAfter(out, '@@rows').filter((deopt) => deopt.startsWith('writeRow:')), []);
   });
 
   it('primes a new writer without touching the thread’s output buffer, which a caller may be filling', () => {

@@ -1,10 +1,10 @@
 // The warm-up requests a worker answers to itself before it says ready (runtime/routes/warm-up.ts):
 // drawn from the data, so they keep answering as operations and datasets change.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { allOperations } from '../../runtime/routes/registry.js';
 import { answerOnce, warmUpRequests, warmUpSteps } from '../../runtime/routes/warm-up.js';
+import { moduleLiteral, runWithNatives } from '../support/natives.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 
 const NOW_MS = Date.parse('2026-11-24T12:00:00Z');
@@ -63,10 +63,9 @@ describe('warm-up requests', () => {
     // A function reading a Uint8Array held in a field, optimized after settleBufferMaps(), must
     // stay optimized through the first digest() (the first cursor's signature). Without the
     // settling, Node 20 throws such code away there (measured: 81 functions of the warm-up).
-    const warmUpModule = new URL('../../runtime/routes/warm-up.js', import.meta.url).href;
     const script = `
       import { createHash } from 'node:crypto';
-      const { settleBufferMaps } = await import(${JSON.stringify(warmUpModule)});
+      const { settleBufferMaps } = await import(${moduleLiteral('../../runtime/routes/warm-up.js', import.meta.url)});
       settleBufferMaps();
       class Holder { constructor(bytes) { this.bytes = bytes; } }
       function first(holder) { return holder.bytes[0]; }
@@ -82,9 +81,7 @@ describe('warm-up requests', () => {
       const after = (%GetOptimizationStatus(first) & OPTIMIZED) !== 0;
       console.log(JSON.stringify({ before, after }));
     `;
-    const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], { encoding: 'utf8' });
-    assert.equal(child.status, 0, child.stderr);
-    assert.deepEqual(JSON.parse(child.stdout), { before: true, after: true });
+    assert.deepEqual(JSON.parse(runWithNatives(script)), { before: true, after: true });
   });
 
   it("leaves the real callers' hidden class as it is: a key's caller made before the warm-up keeps it", () => {
@@ -92,7 +89,7 @@ describe('warm-up requests', () => {
     // V8 cannot hold as a small integer there gave every caller a new hidden class, and the callers
     // of the keys loaded before kept a deprecated one: the first real request deoptimized the
     // pipeline ("wrong map" in authorize).
-    const module = (path: string): string => JSON.stringify(new URL(path, import.meta.url).href);
+    const module = (path: string): string => moduleLiteral(path, import.meta.url);
     const script = `
       const { callerFor } = await import(${module('../../runtime/access/gate.js')});
       const { loadPolicy } = await import(${module('../../runtime/access/policy.js')});
@@ -108,8 +105,6 @@ describe('warm-up requests', () => {
       const loadedAfter = callerFor('k_after', 'business', policy);
       console.log(JSON.stringify({ sameClass: %HaveSameMap(loadedBefore, loadedAfter) }));
     `;
-    const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], { encoding: 'utf8' });
-    assert.equal(child.status, 0, child.stderr);
-    assert.deepEqual(JSON.parse(child.stdout), { sameClass: true });
+    assert.deepEqual(JSON.parse(runWithNatives(script)), { sameClass: true });
   });
 });

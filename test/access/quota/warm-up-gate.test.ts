@@ -4,12 +4,12 @@
 // included: with noQuotaGate instead, the first real requests after ready deoptimized authorize
 // and afterQuota ("wrong map") and serveRequest with them.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { callerFor } from '../../../runtime/access/gate.js';
 import { loadPolicy, parsePolicy, readPolicyText, DEFAULT_POLICY_FILE } from '../../../runtime/access/policy.js';
 import { CounterTable } from '../../../runtime/access/quota/counter-table.js';
 import { createQuotaGate, createQuotaShared, type QuotaShared } from '../../../runtime/access/quota/index.js';
+import { moduleLiteral, runWithNatives } from '../../support/natives.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 
@@ -46,7 +46,7 @@ test('none where nothing counts (quota off): the warm-up keeps noQuotaGate there
 });
 
 test('its gate, decisions, usage headers and plan quotas have the real ones\' hidden classes', () => {
-  const module = (path: string): string => JSON.stringify(new URL(path, import.meta.url).href);
+  const module = (path: string): string => moduleLiteral(path, import.meta.url);
   const script = `
     const { callerFor } = await import(${module('../../../runtime/access/gate.js')});
     const { loadPolicy } = await import(${module('../../../runtime/access/policy.js')});
@@ -67,7 +67,5 @@ test('its gate, decisions, usage headers and plan quotas have the real ones\' hi
       quotaPolicy: %HaveSameMap(quotaPolicyOf(policy), quotaPolicyOf(policy, true)),
     }));
   `;
-  const child = spawnSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], { encoding: 'utf8' });
-  assert.equal(child.status, 0, child.stderr);
-  assert.deepEqual(JSON.parse(child.stdout), { gate: true, decision: true, headers: true, planQuota: true, quotaPolicy: true });
+  assert.deepEqual(JSON.parse(runWithNatives(script)), { gate: true, decision: true, headers: true, planQuota: true, quotaPolicy: true });
 });
