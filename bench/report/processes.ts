@@ -2,9 +2,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { SingleAnswersConfig, SingleAnswersResult } from './load/single-answers.js';
 
 export { freePort } from '../../test/support/ports.js';
+
+const SINGLE_ANSWERS = fileURLToPath(new URL('./load/single-answers.js', import.meta.url));
 
 export interface Reply {
   status: number;
@@ -43,57 +46,41 @@ export interface ServiceTimes {
 
 /**
  * Times `paths` one at a time on one keep-alive connection: the cost of each answer without
- * queueing. A raw socket, not Node's http client: that client's own parsing and collections added
- * up to a few ms to single answers, which is the client's time, not the server's. With
- * `pathsById`, each answer's X-Request-ID is mapped to its path there (to name what the server logs).
+ * queueing. The client runs in a process of its own (load/single-answers.ts), so the report's own
+ * collections never stop it mid-answer. With `pathsById`, each answer's X-Request-ID is mapped to
+ * its path there (to name what the server logs).
  */
 export async function serviceTimes(url: string, key: string, paths: string[], pathsById?: Map<string, string>): Promise<ServiceTimes> {
   const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  socket.setNoDelay(true);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', resolve);
-    socket.once('error', reject);
-  });
-  let received: Buffer = Buffer.alloc(0);
-  let answered: ((status: number) => void) | null = null;
-  let lastRequestId = '';
-  let failed: ((error: Error) => void) | null = null;
-  socket.on('data', (chunk: Buffer) => {
-    received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
-    const headEnd = received.indexOf('\r\n\r\n');
-    if (headEnd < 0 || answered === null) return;
-    const head = received.subarray(0, headEnd).toString('latin1');
-    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-    const total = headEnd + 4 + (length ? Number(length[1]) : 0);
-    if (received.length < total) return;
-    received = received.subarray(total);
-    if (pathsById !== undefined) lastRequestId = /\r\nx-request-id: *([^\r]*)/i.exec(head)?.[1] ?? '';
-    const done = answered;
-    answered = null;
-    done(Number(head.slice(9, 12)));
-  });
-  socket.on('error', (error) => failed?.(error));
-  socket.on('close', () => failed?.(new Error(`${url}: connection closed while timing single answers`)));
-  const timed: { ms: number; path: string }[] = [];
-  try {
-    for (const path of paths) {
-      const t = performance.now();
-      await new Promise<number>((resolve, reject) => {
-        answered = resolve;
-        failed = reject;
-        socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nX-GEOAPI-KEY: ${key}\r\n\r\n`);
-      });
-      timed.push({ ms: performance.now() - t, path });
-      if (pathsById !== undefined && lastRequestId !== '') pathsById.set(lastRequestId, path);
-    }
-  } finally {
-    failed = null;
-    socket.destroy();
-  }
+  const answers = await runSingleAnswers({ host: hostname, port: Number(port), key, paths });
+  const timed = paths.map((path, i) => ({ ms: answers.ms[i]!, path }));
+  if (pathsById !== undefined) answers.requestIds.forEach((requestId, i) => requestId !== '' && pathsById.set(requestId, paths[i]!));
   const sorted = timed.map((t) => t.ms).sort((a, b) => a - b);
   const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
   return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1), slowest: timed.sort((a, b) => b.ms - a.ms).slice(0, 3), server: null };
+}
+
+/** load/single-answers.js in a child process: `config` on its stdin, its one result line from its stdout. */
+function runSingleAnswers(config: SingleAnswersConfig): Promise<SingleAnswersResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SINGLE_ANSWERS], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`single-answer client failed (${code}): ${err}`));
+      try {
+        const result = JSON.parse(out.trim().split('\n').pop()!) as SingleAnswersResult;
+        if (result.ms.length !== config.paths.length) throw new Error(`expected ${config.paths.length} answers, found ${result.ms.length}`);
+        resolve(result);
+      } catch (error) {
+        reject(new Error(`single-answer client printed no result (${error instanceof Error ? error.message : String(error)}): ${out}${err}`));
+      }
+    });
+    child.stdin!.end(JSON.stringify(config));
+  });
 }
 
 export interface RunningServer {

@@ -1,0 +1,79 @@
+// The report's single answers, in a process of their own: paths sent one at a time on one
+// keep-alive connection (a raw socket, not Node's http client, whose own parsing and collections
+// added up to a few ms), each timed from its write to its answer's last byte.
+//   node dist/bench/report/load/single-answers.js   ← one JSON SingleAnswersConfig on stdin
+//                                                   → one JSON SingleAnswersResult line on stdout
+// Not in the report's own process: that process reads the whole dataset and holds the workloads,
+// and a collection of its heap (a scavenge took 3–7 ms there, a mark-compact tens of ms) stopped
+// the client in the middle of an answer, which then counted as the server's time.
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface SingleAnswersConfig {
+  host: string;
+  port: number;
+  key: string;
+  paths: string[];
+}
+
+export interface SingleAnswersResult {
+  /** Per path, in order: ms from the request's write to the answer's last byte. */
+  ms: number[];
+  /** Per path: the answer's X-Request-ID ('' when it has none). */
+  requestIds: string[];
+}
+
+/** Sends `config.paths` one at a time and times each answer. */
+export async function timeSingleAnswers(config: SingleAnswersConfig): Promise<SingleAnswersResult> {
+  const { host, port, key, paths } = config;
+  const socket = connect(port, host);
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  let received: Buffer = Buffer.alloc(0);
+  let answered: ((head: string) => void) | null = null;
+  let failed: ((error: Error) => void) | null = null;
+  socket.on('data', (chunk: Buffer) => {
+    received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
+    const headEnd = received.indexOf('\r\n\r\n');
+    if (headEnd < 0 || answered === null) return;
+    const head = received.subarray(0, headEnd).toString('latin1');
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+    const total = headEnd + 4 + (length ? Number(length[1]) : 0);
+    if (received.length < total) return;
+    received = received.subarray(total);
+    const done = answered;
+    answered = null;
+    done(head);
+  });
+  socket.on('error', (error) => failed?.(error));
+  socket.on('close', () => failed?.(new Error(`${host}:${port}: connection closed while timing single answers`)));
+  const result: SingleAnswersResult = { ms: [], requestIds: [] };
+  try {
+    for (const path of paths) {
+      const t = performance.now();
+      const head = await new Promise<string>((resolve, reject) => {
+        answered = resolve;
+        failed = reject;
+        socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nX-GEOAPI-KEY: ${key}\r\n\r\n`);
+      });
+      result.ms.push(performance.now() - t);
+      result.requestIds.push(/\r\nx-request-id: *([^\r]*)/i.exec(head)?.[1] ?? '');
+    }
+  } finally {
+    failed = null;
+    socket.destroy();
+  }
+  return result;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const result = await timeSingleAnswers(JSON.parse(Buffer.concat(chunks).toString('utf8')) as SingleAnswersConfig);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+}
