@@ -8,6 +8,8 @@ import type { SingleAnswersConfig, SingleAnswersResult } from './load/single-ans
 export { freePort } from '../../test/support/ports.js';
 
 const SINGLE_ANSWERS = fileURLToPath(new URL('./load/single-answers.js', import.meta.url));
+/** Untimed /healthz requests the single-answer client sends first (its own code compiled; no server cache touched). */
+const CLIENT_WARM_UP_REQUESTS = 1000;
 
 export interface Reply {
   status: number;
@@ -47,12 +49,12 @@ export interface ServiceTimes {
 /**
  * Times `paths` one at a time on one keep-alive connection: the cost of each answer without
  * queueing. The client runs in a process of its own (load/single-answers.ts), so the report's own
- * collections never stop it mid-answer. With `pathsById`, each answer's X-Request-ID is mapped to
+ * collections never stop it mid-answer, after CLIENT_WARM_UP_REQUESTS to /healthz. With `pathsById`, each answer's X-Request-ID is mapped to
  * its path there (to name what the server logs).
  */
 export async function serviceTimes(url: string, key: string, paths: string[], pathsById?: Map<string, string>): Promise<ServiceTimes> {
   const { hostname, port } = new URL(url);
-  const answers = await runSingleAnswers({ host: hostname, port: Number(port), key, paths });
+  const answers = await runSingleAnswers({ host: hostname, port: Number(port), key, paths, warmUp: { path: '/healthz', requests: CLIENT_WARM_UP_REQUESTS } });
   const timed = paths.map((path, i) => ({ ms: answers.ms[i]!, path }));
   if (pathsById !== undefined) answers.requestIds.forEach((requestId, i) => requestId !== '' && pathsById.set(requestId, paths[i]!));
   const sorted = timed.map((t) => t.ms).sort((a, b) => a - b);
