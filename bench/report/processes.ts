@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { jsonFromChild } from './load/child-json.js';
 import type { SingleAnswersConfig, SingleAnswersResult } from './load/single-answers.js';
 
 export { freePort } from '../../test/support/ports.js';
@@ -49,40 +50,19 @@ export interface ServiceTimes {
 /**
  * Times `paths` one at a time on one keep-alive connection: the cost of each answer without
  * queueing. The client runs in a process of its own (load/single-answers.ts), so the report's own
- * collections never stop it mid-answer, after CLIENT_WARM_UP_REQUESTS to /healthz. With `pathsById`, each answer's X-Request-ID is mapped to
- * its path there (to name what the server logs).
+ * collections never stop it mid-answer, and sends CLIENT_WARM_UP_REQUESTS to /healthz first. With
+ * `pathsById`, each answer's X-Request-ID is mapped to its path there (to name what the server logs).
  */
 export async function serviceTimes(url: string, key: string, paths: string[], pathsById?: Map<string, string>): Promise<ServiceTimes> {
   const { hostname, port } = new URL(url);
-  const answers = await runSingleAnswers({ host: hostname, port: Number(port), key, paths, warmUp: { path: '/healthz', requests: CLIENT_WARM_UP_REQUESTS } });
+  const config: SingleAnswersConfig = { host: hostname, port: Number(port), key, paths, warmUp: { path: '/healthz', requests: CLIENT_WARM_UP_REQUESTS } };
+  const answers = await jsonFromChild<SingleAnswersResult>(SINGLE_ANSWERS, 'single-answer client', [], JSON.stringify(config));
+  if (answers.ms.length !== paths.length) throw new Error(`single-answer client: expected ${paths.length} answers, found ${answers.ms.length}`);
   const timed = paths.map((path, i) => ({ ms: answers.ms[i]!, path }));
   if (pathsById !== undefined) answers.requestIds.forEach((requestId, i) => requestId !== '' && pathsById.set(requestId, paths[i]!));
   const sorted = timed.map((t) => t.ms).sort((a, b) => a - b);
   const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
   return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1), slowest: timed.sort((a, b) => b.ms - a.ms).slice(0, 3), server: null };
-}
-
-/** load/single-answers.js in a child process: `config` on its stdin, its one result line from its stdout. */
-function runSingleAnswers(config: SingleAnswersConfig): Promise<SingleAnswersResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SINGLE_ANSWERS], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`single-answer client failed (${code}): ${err}`));
-      try {
-        const result = JSON.parse(out.trim().split('\n').pop()!) as SingleAnswersResult;
-        if (result.ms.length !== config.paths.length) throw new Error(`expected ${config.paths.length} answers, found ${result.ms.length}`);
-        resolve(result);
-      } catch (error) {
-        reject(new Error(`single-answer client printed no result (${error instanceof Error ? error.message : String(error)}): ${out}${err}`));
-      }
-    });
-    child.stdin!.end(JSON.stringify(config));
-  });
 }
 
 export interface RunningServer {

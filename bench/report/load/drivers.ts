@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jsonFromChild } from './child-json.js';
 import type { LoadConfig, LoadResult } from './loadgen.js';
 
 const LOADGEN = fileURLToPath(new URL('./loadgen.js', import.meta.url));
@@ -81,22 +82,7 @@ function runWrk(port: number, key: string, pathsFile: string, scriptDir: string,
 }
 
 export function runNodeLoad(config: LoadConfig): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOADGEN, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`load generator failed (${code}): ${err}`));
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadResult);
-      } catch {
-        reject(new Error(`load generator printed no result: ${out}${err}`));
-      }
-    });
-  });
+  return jsonFromChild<LoadResult>(LOADGEN, 'load generator', [JSON.stringify(config)]);
 }
 
 /**
