@@ -4,8 +4,8 @@
 //   node dist/bench/report/load/single-answers.js   ← one JSON SingleAnswersConfig on stdin
 //                                                   → one JSON SingleAnswersResult line on stdout
 // Not in the report's own process: that process reads the whole dataset and holds the workloads,
-// and a collection of its heap (a scavenge took 3–7 ms there, a mark-compact tens of ms) stopped
-// the client in the middle of an answer, which then counted as the server's time.
+// and a collection of its heap (a scavenge took 3–7 ms there, a full one tens to hundreds of ms)
+// stopped the client in the middle of an answer, which then counted as the server's time.
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
