@@ -53,6 +53,16 @@ describe('single answers', () => {
     ]);
   });
 
+  it('returns every answer of a long list, whose result line is longer than a pipe holds at once', async () => {
+    // The client used to exit right after writing that line, and a pipe takes 64 KiB at a time.
+    const paths = Array.from({ length: 4000 }, (_, i) => `/long/${i}/${'x'.repeat(24)}`);
+    const pathsById = new Map<string, string>();
+    const times = await serviceTimes(url, 'k', paths, pathsById);
+    assert.equal(times.count, paths.length);
+    assert.equal(pathsById.size, paths.length);
+    assert.equal(pathsById.get(`id:${paths[3999]}`), paths[3999]);
+  });
+
   it('fails with the client’s reason when the server closes the connection mid-way', async () => {
     const closing = http.createServer((req) => req.socket.destroy());
     await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));

@@ -356,6 +356,5 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const config = JSON.parse(process.argv[2] ?? '') as LoadConfig;
   const result = await runLoad(config);
-  process.stdout.write(`${JSON.stringify(result)}\n`);
-  process.exit(0);
+  process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
 }
