@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { searchContext } from '../../runtime/engine/search/context.js';
 import { PrefixTop } from '../../runtime/engine/search/prefix-top.js';
+import { RowRanges } from '../../runtime/engine/search/row-filter.js';
 import { PREFIX_FIELD_NAME, PREFIX_FIELD_NATIVE, PrefixIndex, PrefixIndexBuilder } from '../../runtime/indexes/prefix-index.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 import { prng } from '../support/random.js';
@@ -81,6 +82,46 @@ describe('PrefixTop', () => {
       assert.deepEqual(got, [...rows].sort(rank).slice(0, wanted), `range [${from}, ${to}) of ${prefix.count}`);
     }
     for (let row = 0; row < rowCount; row++) assert.deepEqual([...top.entriesOf(row)], [...built.entriesOf(row)]);
+  });
+
+  it('returns the best-ranked distinct rows of a range among the rows a filter allows, as sorting them would', () => {
+    const random = prng(13);
+    const rowCount = 5000;
+    const builder = new PrefixIndexBuilder();
+    const letters = 'ab';
+    const word = () => Array.from({ length: 1 + Math.floor(random() * 7) }, () => letters[Math.floor(random() * letters.length)]).join('');
+    for (let row = 0; row < rowCount; row++) {
+      builder.add(word(), row, PREFIX_FIELD_NAME);
+      // Some rows twice in a range: a native with the same key as the name, or another one.
+      if (random() < 0.5) builder.add(random() < 0.5 ? word() : 'ab', row, PREFIX_FIELD_NATIVE);
+      if (random() < 0.1) builder.add('ab', row, PREFIX_FIELD_NAME);
+    }
+    const prefix = PrefixIndex.from(builder.finish().buffer);
+    const prominence = Float64Array.from({ length: rowCount }, () => (random() < 0.3 ? -1 : Math.floor(random() * 40)));
+    const ids = Int32Array.from({ length: rowCount }, (_, row) => (row * 7919) % 100003);
+    const top = PrefixTop.build(prefix, rowCount, prominence, (row) => ids[row]!)!;
+    const rank = (a: number, b: number) => prominence[b]! - prominence[a]! || ids[a]! - ids[b]!;
+    /** `count` disjoint row ranges (RowRanges' contract), small or large. */
+    const rangesOfRows = (count: number): [number, number][] => {
+      const width = random() < 0.5 ? 40 : 2000;
+      const cuts = Array.from({ length: 2 * count }, () => Math.floor(random() * width)).sort((a, b) => a - b);
+      const base = Math.floor(random() * (rowCount - width));
+      return Array.from({ length: count }, (_, i) => [base + cuts[2 * i]!, base + cuts[2 * i + 1]! + 1] as [number, number]).filter(([start], i, all) => i === 0 || start >= all[i - 1]![1]);
+    };
+    for (let t = 0; t < 500; t++) {
+      const from = Math.floor(random() * prefix.count);
+      const to = from + Math.floor(random() * (prefix.count - from + 1));
+      const wanted = 1 + Math.floor(random() * 50);
+      // A country (one range), or a state code naming several states (a few ranges).
+      const allowed = new RowRanges(rangesOfRows(random() < 0.7 ? 1 : 2 + Math.floor(random() * 3)));
+      const skip = new Set<number>(Array.from({ length: 8 }, () => prefix.row(from + Math.floor(random() * Math.max(1, to - from)))));
+      const rows = new Set<number>();
+      for (let i = from; i < to; i++) if (allowed.has(prefix.row(i)) && !skip.has(prefix.row(i))) rows.add(prefix.row(i));
+      const got: number[] = [];
+      const n = top.eachBestAllowed(from, to, wanted, allowed, (row) => skip.has(row), (row) => got.push(row));
+      assert.equal(n, got.length);
+      assert.deepEqual(got, [...rows].sort(rank).slice(0, wanted), `range [${from}, ${to}) of ${prefix.count}, wanted ${wanted}`);
+    }
   });
 
   it('refuses shared bytes built for another prefix index or row count, stating expected vs found', () => {

@@ -149,10 +149,11 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
   if (keyBytes > 0) {
     const prefix = indexes.prefix;
     const [start, end] = prefix.range(query.key);
-    const best = rows.isAll && end - start >= TOP_MIN_ENTRIES ? prefixTopOf(indexes) : null;
+    const best = end - start >= TOP_MIN_ENTRIES ? prefixTopOf(indexes) : null;
     if (best !== null) {
       // Only the `limit` best-ranked rows can be shown: exact rows first, then starts-with rows,
-      // each by rank; each taken row is then scored over its own entries in the range.
+      // each by rank; each taken row is then scored over its own entries in the range. Under a
+      // country or state filter the allowed rows' best ranks are picked in one pass instead.
       let exactEnd = start;
       while (exactEnd < end && prefix.keyLength(exactEnd) === keyBytes) exactEnd++;
       const isTaken = (row: number): boolean => s.prefixStamp[row] === generation;
@@ -179,8 +180,13 @@ export function autocompleteSearch(indexes: EntityIndexes, query: AutocompleteQu
         s.field[row] = bestField;
         s.score[row] = bestScore;
       };
-      const exactRows = best.eachBest(start, exactEnd, query.limit, isTaken, take);
-      if (exactRows < query.limit) best.eachBest(exactEnd, end, query.limit - exactRows, isTaken, take);
+      if (rows.isAll) {
+        const exactRows = best.eachBest(start, exactEnd, query.limit, isTaken, take);
+        if (exactRows < query.limit) best.eachBest(exactEnd, end, query.limit - exactRows, isTaken, take);
+      } else {
+        const exactRows = best.eachBestAllowed(start, exactEnd, query.limit, rows, isTaken, take);
+        if (exactRows < query.limit) best.eachBestAllowed(exactEnd, end, query.limit - exactRows, rows, isTaken, take);
+      }
     } else {
       const everyRow = rows.isAll;
       for (let i = start; i < end; i++) {

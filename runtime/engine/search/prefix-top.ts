@@ -10,6 +10,7 @@
 import { ArrayPack, ArrayPackBuilder } from '../../format/array-pack.js';
 import { SnapshotFormatError } from '../../format/section.js';
 import type { PrefixIndex } from '../../indexes/prefix-index.js';
+import type { RowRanges } from './row-filter.js';
 
 /** Layout version of shared()'s buffer. */
 const LAYOUT_VERSION = 1;
@@ -22,6 +23,9 @@ export class PrefixTop {
   private heapFrom = new Int32Array(64);
   private heapTo = new Int32Array(64);
   private heapSize = 0;
+  // eachBestAllowed's best ranks so far and their rows, ascending by rank (reused).
+  private keptRanks = new Int32Array(16);
+  private keptRows = new Int32Array(16);
 
   /**
    * `rankOfRow[row]`: 0 for the best-ranked row. Returns null when a row's prominence is NaN
@@ -172,6 +176,48 @@ export class PrefixTop {
       taken++;
     }
     return taken;
+  }
+
+  /**
+   * eachBest among the rows `allowed` holds (a country's or a state's: row ranges spread over the
+   * prefix range, which the range-minimum query cannot skip to). One pass over [from, to) keeps
+   * the `wanted` best ranks of allowed, untaken rows; an entry whose rank cannot enter them is
+   * passed over on its rank alone, before its row is read. Then take(row) in rank order. The cost
+   * is a few ns per entry of the range, where offering every allowed row to the page cost a
+   * comparator call and an id read each (`sa` within Mexico: thousands of rows).
+   */
+  eachBestAllowed(from: number, to: number, wanted: number, allowed: RowRanges, isTaken: (row: number) => boolean, take: (row: number) => void): number {
+    if (this.keptRanks.length < wanted) {
+      this.keptRanks = new Int32Array(wanted);
+      this.keptRows = new Int32Array(wanted);
+    }
+    const keptRanks = this.keptRanks;
+    const keptRows = this.keptRows;
+    const ranks = this.entryRank;
+    const [spanStart, spanEnd] = allowed.span;
+    const oneRange = allowed.isOneRange;
+    let held = 0;
+    let worst = 0x7fffffff; // the rank an entry must beat once `wanted` are held
+    for (let i = from; i < to; i++) {
+      const rank = ranks[i]!;
+      if (rank >= worst) continue;
+      const row = this.prefix.row(i);
+      if (row < spanStart || row >= spanEnd || (!oneRange && !allowed.has(row)) || isTaken(row)) continue;
+      // Ranks are one per row: a row met again (its name and native both in the range) is held already.
+      let at = held;
+      while (at > 0 && keptRanks[at - 1]! > rank) at--;
+      if (at > 0 && keptRanks[at - 1] === rank) continue;
+      if (held < wanted) held++;
+      for (let j = held - 1; j > at; j--) {
+        keptRanks[j] = keptRanks[j - 1]!;
+        keptRows[j] = keptRows[j - 1]!;
+      }
+      keptRanks[at] = rank;
+      keptRows[at] = row;
+      if (held === wanted) worst = keptRanks[wanted - 1]!;
+    }
+    for (let j = 0; j < held; j++) take(keptRows[j]!);
+    return held;
   }
 
   /** Position of the smallest entryRank in [from, to) (from < to). */

@@ -225,6 +225,25 @@ describe('autocomplete on the full dataset', { skip }, () => {
     assert.ok(Object.values(seen).every((n) => n > 0), JSON.stringify(seen));
   });
 
+  test('under a country or state filter, common prefixes (thousands of entries, most of them outside it) rank as brute force does', () => {
+    const cities = placesOf(store(), 'cities');
+    const random = prng(701);
+    const rowOf = (country: string, state?: string): number => {
+      for (let row = 0; row < cities.count; row++) if (cities.countryCode[row] === country && (state === undefined || cities.stateCode[row] === state)) return row;
+      throw new Error(`no city in ${country} ${state ?? ''}`);
+    };
+    // Large countries, one with few cities, and states; each with a few of the longest prefix ranges.
+    const filters: Filters[] = [{ country: 'US' }, { country: 'MX' }, { country: 'IN' }, { country: 'BR' }, { country: 'AD' }, { country: 'US', state: 'CA' }, { country: 'MX', state: cities.stateCode[rowOf('MX')]! }];
+    for (const filter of filters) {
+      for (const q of ['sa', 'Ma', 'ca', 'san', 'st', 'be']) {
+        const limit = [1, 10, 50][Math.floor(random() * 3)]!;
+        const query = { q, type: 'city', limit: String(limit), ...filterQuery(filter) };
+        const got = items(call(store(), 'autocomplete', query)).map((r) => ({ id: r.id, match_score: r.match_score, matched_field: r.matched_field }));
+        assert.deepEqual(got, bruteAutocomplete(cities, q, limit, filter), JSON.stringify(query));
+      }
+    }
+  });
+
   test('golden: lon → London first among cities; new y → New York City among the first; sao p → São Paulo', () => {
     const lon = items(call(store(), 'autocomplete', { q: 'lon' }));
     assert.equal(lon[0]!.label, 'London, Westminster, United Kingdom');
