@@ -211,6 +211,52 @@ describe('GeoIndex', () => {
     }
   });
 
+  it('answers a row range whose points all lie beyond the radius at once, and any other as brute force does, across the antimeridian and the poles', () => {
+    // Rows in runs of 400 ("countries"), each run around a centre of its own; one straddles ±180°,
+    // one reaches the north pole.
+    const random = prng(12);
+    const count = 8000;
+    const centres = Array.from({ length: count / 400 }, (_, run) => (run === 3 ? [179, 10] : run === 4 ? [-30, 88] : [-180 + random() * 360, -80 + random() * 160]));
+    const lngs = new Float64Array(count);
+    const lats = new Float64Array(count);
+    for (let row = 0; row < count; row++) {
+      const [lng, lat] = centres[Math.floor(row / 400)]!;
+      lngs[row] = ((lng! + (random() - 0.5) * 8 + 540) % 360) - 180;
+      lats[row] = Math.max(-90, Math.min(90, lat! + (random() - 0.5) * 6));
+    }
+    const index = GeoIndex.from(ownBuffer(buildGeoIndex(lngs, lats)));
+    let calls = 0;
+    let atOnce = 0;
+    for (let t = 0; t < 300; t++) {
+      const run = Math.floor(random() * centres.length);
+      const rowStart = run * 400 + (t % 3 === 0 ? Math.floor(random() * 200) : 0);
+      const rowEnd = rowStart + (t % 3 === 1 ? 1 + Math.floor(random() * 399) : 400 - (rowStart % 400));
+      const prune: GeoPrune = { rowStart, rowEnd, maxima: null, minValue: 0, masks: null, mask: 0 };
+      const filter = (row: number): boolean => {
+        calls++;
+        return row >= rowStart && row < rowEnd;
+      };
+      // Near the run's own centre, or anywhere.
+      const [centreLng, centreLat] = centres[t % 2 === 0 ? run : Math.floor(random() * centres.length)]!;
+      const lng = ((centreLng! + (random() - 0.5) * 30 + 540) % 360) - 180;
+      const lat = Math.max(-90, Math.min(90, centreLat! + (random() - 0.5) * 20));
+      const radiusKm = [50, 500, 2000][t % 3]!;
+      const k = 1 + Math.floor(random() * 30);
+      calls = 0;
+      const pruned = index.around(lng, lat, k, radiusKm, filter, prune);
+      const outOfReach = calls === 0;
+      assert.deepEqual(pruned, index.around(lng, lat, k, radiusKm, filter), `rows [${rowStart}, ${rowEnd}) around(${lng}, ${lat}, ${k}, ${radiusKm})`);
+      assertSameNearest(index, lngs, lats, lng, lat, k, radiusKm, filter);
+      // Answered at once only when no point of the range is within the radius.
+      if (outOfReach) {
+        atOnce++;
+        for (let row = rowStart; row < rowEnd; row++) assert.ok(index.distanceKmTo(row, lng, lat) > radiusKm * 0.999, `row ${row} within reach of (${lng}, ${lat})`);
+      }
+    }
+    // Both ways are met.
+    assert.ok(atOnce > 30 && atOnce < 270, `${atOnce} of 300 answered at once`);
+  });
+
   it('summarises NaN as below every value, and an empty or single-point tree', () => {
     const index = GeoIndex.from(ownBuffer(buildGeoIndex(Float64Array.of(1, 2, 3), Float64Array.of(1, 2, 3))));
     const maxima = index.nodeMaxima(Float64Array.of(NaN, 5, NaN));

@@ -30,11 +30,19 @@ const compareNearby = comparatorOf(NEARBY_RULES);
 // the tree from dropping a row our own test keeps. Rows beyond radiusKm are dropped below.
 const RADIUS_SLACK = 1 + 1e-9;
 
+/**
+ * Filters allowing rows of a span this short (a state's, a small country's) are answered by
+ * measuring each of its rows: a few µs, where the walk around the point meets every tree node
+ * within the radius that holds other rows (~0.1–0.3 ms for 500 km when the span is near the point).
+ */
+const SCAN_MAX_ROWS = 256;
+
 export function nearbySearch(indexes: NearbyIndexes, query: NearbyQuery): DistanceCandidate[] {
   const { lat, lng, radiusKm, limit } = query;
   const geo = indexes.geo;
   const filter = query.filter ?? undefined;
   const prune = query.prune ?? undefined;
+  if (prune !== undefined && filter !== undefined && prune.rowEnd - prune.rowStart <= SCAN_MAX_ROWS) return nearbyInRows(indexes, query, prune.rowStart, prune.rowEnd, filter);
   let want = limit + 1;
   for (;;) {
     const { rows, distancesKm } = geo.aroundWithDistances(lng, lat, want, radiusKm * RADIUS_SLACK, filter, prune);
@@ -53,6 +61,19 @@ export function nearbySearch(indexes: NearbyIndexes, query: NearbyQuery): Distan
     }
     want *= 2;
   }
+}
+
+/** nearbySearch over the rows [rowStart, rowEnd) that pass `filter`: each measured with the walk's distance, then ranked alike. */
+function nearbyInRows(indexes: NearbyIndexes, query: NearbyQuery, rowStart: number, rowEnd: number, filter: (row: number) => boolean): DistanceCandidate[] {
+  const candidates: DistanceCandidate[] = [];
+  for (let row = rowStart; row < rowEnd; row++) {
+    if (!filter(row)) continue;
+    const distanceKm = indexes.geo.distanceKmTo(row, query.lng, query.lat);
+    // NaN (a row without coordinates) fails the test.
+    if (distanceKm <= query.radiusKm) candidates.push({ row, id: indexes.idAt(row), distanceKm });
+  }
+  candidates.sort(compareNearby);
+  return candidates.length > query.limit ? candidates.slice(0, query.limit) : candidates;
 }
 
 /** Kilometres rounded to 2 decimals, as served in `distance_km`. */

@@ -112,6 +112,30 @@ describe('nearby search on the full dataset', { skip }, () => {
     }
   });
 
+  test('equals brute force for a state or a country around its own places and elsewhere: few rows are measured one by one, a far span answers at once', () => {
+    const random = prng(502);
+    const cities = placesOf(store(), 'cities');
+    let nonEmpty = 0;
+    for (let i = 0; i < 300; i++) {
+      const row = pickRow(random, cities);
+      if (Number.isNaN(cities.lat[row]!)) continue;
+      const filters: Filters = { country: cities.countryCode[row]! };
+      if (i % 3 !== 2 && cities.stateCode[row]) filters.state = cities.stateCode[row]!;
+      // Near its own places (answers), a few hundred km off (the span's edge), or anywhere (mostly far).
+      const spread = [0.2, 6, 180][i % 3]!;
+      const lat = Math.max(-90, Math.min(90, cities.lat[row]! + (random() - 0.5) * spread));
+      const lng = ((cities.lng[row]! + (random() - 0.5) * 2 * spread + 540) % 360) - 180;
+      const radius = random() < 0.5 ? 500 : 1 + Math.floor(random() * 500);
+      const limit = 1 + Math.floor(random() * 100);
+      const query = { lat: String(lat), lng: String(lng), type: 'city', radius: String(radius), limit: String(limit), ...filterQuery(filters) };
+      const got = items(call(store(), 'nearbySearch', query)).map((r) => ({ id: r.id, distance_km: r.distance_km }));
+      const expected = bruteNearby(cities, lat, lng, radius, limit, filters);
+      assert.deepEqual(got, expected, JSON.stringify(query));
+      if (expected.length > 0) nonEmpty++;
+    }
+    assert.ok(nonEmpty > 100, `most cases should find places, found ${nonEmpty}`);
+  });
+
   test('finds places on both sides of ±180° around (0, 179.99) within 500 km', () => {
     const near = { lat: '0', lng: '179.99', radius: '500' };
     // Cities: the Gilbert Islands (Kiribati, 176°E) lie west of the line…
