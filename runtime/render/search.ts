@@ -5,7 +5,8 @@ import type { Caller, Tier } from '../contract/index.js';
 import { localizeName, type LocalizedName } from '../engine/localize.js';
 import type { SearchEntity } from '../engine/search/context.js';
 import type { CityRecord, CountryRecord, StateRecord } from '../format/model.js';
-import type { EntityTable, Store } from '../store/types.js';
+import { rowValuesOf } from '../store/row-values.js';
+import type { EntityTable, RowBytes, Store } from '../store/types.js';
 import { JsonText } from './row-json.js';
 import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from './fields.js';
 import { projectionFor, type EntityFields, type Projection } from './projection.js';
@@ -56,6 +57,28 @@ export function decodeRow(store: Store, entity: SearchEntity, row: number): Sear
 
 export function localizedNameOf(locale: string, record: SearchRecord): LocalizedName {
   return localizeName(locale, record.name, record.native, record.translations);
+}
+
+/**
+ * localizeName of a row read from its row bytes (name, native and translations; no record
+ * decoded): what localizedNameOf gives for the decoded record.
+ */
+export function localizedNameOfRow(rowBytes: RowBytes, row: number, locale: string): LocalizedName {
+  const values = rowValuesOf(rowBytes);
+  return localizeName(locale, values.value(row, values.field('name')!) as string, values.value(row, values.field('native')!) as string | null, values.value(row, values.field('translations')!) as string | null);
+}
+
+/**
+ * An autocomplete result's label after its first part (its name, or localized_name with a
+ * locale): a city's state and country, a state's country, each when present, ", "-joined.
+ */
+export function searchLabel(store: Store, entity: SearchEntity, row: number, first: string): string {
+  if (entity === 'cities') return [first, stateNameOfCityRow(store, row), countryNameOfRow(store, entity, row)].filter((part): part is string => !!part).join(', ');
+  if (entity === 'states') {
+    const countryName = countryNameOfRow(store, entity, row);
+    if (countryName) return `${first}, ${countryName}`;
+  }
+  return first;
 }
 
 /** Adds localized_name and matched_locale to a result item. */

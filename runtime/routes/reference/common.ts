@@ -16,7 +16,7 @@ export const CISO_PATH: ParamSpec = pathSpec('ciso', "Country ISO 3166-1 alpha-2
 /** `{siso}`: a state's code within its country (the iso2 column). */
 export const SISO_PATH: ParamSpec = pathSpec('siso', "State code within the country (the state's iso2, e.g. CA).", 'CA');
 import { rowJsonWriter, rowsJson, writeRowsArray } from '../../render/row-json.js';
-import { LOCALIZED_NAMES } from '../../render/search.js';
+import { LOCALIZED_NAMES, localizedNameOfRow } from '../../render/search.js';
 import type { RowBytes } from '../../store/types.js';
 import { rowValuesOf } from '../../store/row-values.js';
 
@@ -166,13 +166,9 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
 function rowsBodyOf(rowBytes: RowBytes, projection: Projection, rows: readonly number[], locale: string | null): Buffer {
   const localizedNames = locale === null ? [] : LOCALIZED_NAMES.filter((name) => projection.names.includes(name));
   if (locale === null || localizedNames.length === 0) return rowsJson(rowBytes, projection, rows.length, (i) => rows[i]!);
-  const values = rowValuesOf(rowBytes);
-  const name = values.field('name')!;
-  const native = values.field('native')!;
-  const translations = values.field('translations')!;
   const items = rows.map((row) => ({ row }));
   return writeRowsArray(rowJsonWriter(rowBytes, projection, localizedNames), items, new Array<unknown>(localizedNames.length), (extras, { row }) => {
-    const localized = localizeName(locale, values.value(row, name) as string, values.value(row, native) as string | null, values.value(row, translations) as string | null);
+    const localized = localizedNameOfRow(rowBytes, row, locale);
     for (let i = 0; i < localizedNames.length; i++) extras[i] = localized[localizedNames[i]!];
   });
 }

@@ -17,11 +17,11 @@ import {
 import { countryRowByIso2 } from '../../engine/countries.js';
 import { nearbyPostcodeRows, POSTCODE_FIELDS, toApiPostcode } from '../../render/postcodes.js';
 import type { Store } from '../../store/types.js';
-import { addLocalizedName, countryNameOfRow, countryNameTextOfRow, decodeRow, jsonArray, searchProjection, stateNameOfCityRow, stateNameTextOfCityRow, tierFor, withLocalizedNames } from '../../render/search.js';
+import { addLocalizedName, countryNameOfRow, countryNameTextOfRow, decodeRow, jsonArray, localizedNameOfRow, searchProjection, stateNameOfCityRow, stateNameTextOfCityRow, tierFor, withLocalizedNames } from '../../render/search.js';
 import { jsonTextOf, rowJsonWriter, writeRowsArray } from '../../render/row-json.js';
 
-/** Per-row values of ADDITIONS[entity], reused (requests run one at a time per thread). */
-const extras: unknown[] = [null, null, null, null];
+/** Per-row values of ADDITIONS[entity] or ADDITIONS_LOCALIZED[entity], reused (requests run one at a time per thread). */
+const extras: unknown[] = [null, null, null, null, null, null];
 /** A city's `kind` as JSON text, by kind code (cityKinds()). */
 const KIND_TEXTS = CITY_KINDS.map((kind) => jsonTextOf(kind));
 
@@ -86,17 +86,24 @@ function render(ctx: RequestContext, inputs: NearbyInputs): string | Uint8Array 
     const projection = searchProjection(entity, tier, includeTranslations, (locale === null ? ADDITIONS : ADDITIONS_LOCALIZED)[entity]);
     const store = ctx.store;
     const rowBytes = store[entity].rowBytes;
-    if (locale === null && rowBytes !== null) {
+    if (rowBytes !== null) {
       // Fields written from the row's bytes, additions from `extras` (no record decoded: a
-      // decoded city with its translations was ~5 KB of garbage per result).
+      // decoded city with its translations was ~5 KB of garbage per result); with a locale, the
+      // name, native and translations read from the row give localized_name and matched_locale.
       const cityKinds = entity === 'cities' ? context.cityKinds() : null;
-      return writeRowsArray(rowJsonWriter(rowBytes, projection, ADDITIONS[entity]), hits, extras, (values, hit) => {
+      const names = (locale === null ? ADDITIONS : ADDITIONS_LOCALIZED)[entity];
+      return writeRowsArray(rowJsonWriter(rowBytes, projection, names), hits, extras, (values, hit) => {
         let e = 0;
         // Parent names as JSON text, made once per parent.
         if (entity !== 'countries') values[e++] = countryNameTextOfRow(store, entity, hit.row);
         if (entity === 'cities') values[e++] = stateNameTextOfCityRow(store, hit.row);
         values[e++] = roundKm(hit.distanceKm);
-        if (cityKinds !== null) values[e] = KIND_TEXTS[cityKinds[hit.row]!];
+        if (cityKinds !== null) values[e++] = KIND_TEXTS[cityKinds[hit.row]!];
+        if (locale !== null) {
+          const localized = localizedNameOfRow(rowBytes, hit.row, locale);
+          values[e++] = localized.localized_name;
+          values[e] = localized.matched_locale;
+        }
       });
     }
     body = jsonArray(
