@@ -6,9 +6,25 @@ import { describe, it } from 'node:test';
 import { searchContext } from '../../runtime/engine/search/context.js';
 import { PrefixTop } from '../../runtime/engine/search/prefix-top.js';
 import { RowRanges } from '../../runtime/engine/search/row-filter.js';
-import { PREFIX_FIELD_NAME, PREFIX_FIELD_NATIVE, PrefixIndex, PrefixIndexBuilder } from '../../runtime/indexes/prefix-index.js';
+import { PREFIX_FIELD_NAME, PREFIX_FIELD_NATIVE, PrefixIndex, PrefixIndexBuilder, type PrefixField } from '../../runtime/indexes/prefix-index.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 import { prng } from '../support/random.js';
+
+/**
+ * A prefix index over random words (1 to maxLength of `letters`), each row's entries given by
+ * `entriesOf`, and a PrefixTop ranking its rows by a prominence with many ties (-1 for 30 %), then id.
+ */
+function randomRanking(random: () => number, rowCount: number, letters: string, maxLength: number, prominences: number, entriesOf: (word: () => string) => [string, PrefixField][]) {
+  const word = () => Array.from({ length: 1 + Math.floor(random() * maxLength) }, () => letters[Math.floor(random() * letters.length)]).join('');
+  const builder = new PrefixIndexBuilder();
+  for (let row = 0; row < rowCount; row++) for (const [key, field] of entriesOf(word)) builder.add(key, row, field);
+  const prefix = PrefixIndex.from(builder.finish().buffer);
+  const prominence = Float64Array.from({ length: rowCount }, () => (random() < 0.3 ? -1 : Math.floor(random() * prominences)));
+  const ids = Int32Array.from({ length: rowCount }, (_, row) => (row * 7919) % 100003);
+  const built = PrefixTop.build(prefix, rowCount, prominence, (row) => ids[row]!)!;
+  const rank = (a: number, b: number) => prominence[b]! - prominence[a]! || ids[a]! - ids[b]!;
+  return { prefix, built, rank };
+}
 
 describe('PrefixTop', () => {
   it('returns the best-ranked distinct rows of a range, as sorting the range would', () => {
@@ -57,20 +73,12 @@ describe('PrefixTop', () => {
   it('answers ranges spanning many blocks, with tied prominence, as sorting the range would', () => {
     const random = prng(9);
     const rowCount = 6000;
-    const builder = new PrefixIndexBuilder();
-    const letters = 'abc';
-    const word = () => Array.from({ length: 1 + Math.floor(random() * 6) }, () => letters[Math.floor(random() * letters.length)]).join('');
-    for (let row = 0; row < rowCount; row++) {
-      builder.add(word(), row, PREFIX_FIELD_NAME);
-      if (random() < 0.5) builder.add(word(), row, PREFIX_FIELD_NATIVE);
-    }
-    const prefix = PrefixIndex.from(builder.finish().buffer);
-    const prominence = Float64Array.from({ length: rowCount }, () => (random() < 0.3 ? -1 : Math.floor(random() * 50)));
-    const ids = Int32Array.from({ length: rowCount }, (_, row) => (row * 7919) % 100003);
-    const built = PrefixTop.build(prefix, rowCount, prominence, (row) => ids[row]!)!;
+    const { prefix, built, rank } = randomRanking(random, rowCount, 'abc', 6, 50, (word) => {
+      if (random() < 0.5) return [[word(), PREFIX_FIELD_NAME], [word(), PREFIX_FIELD_NATIVE]];
+      return [[word(), PREFIX_FIELD_NAME]];
+    });
     // What the workers read: the main thread's PrefixTop through its shared bytes (round trip).
     const top = PrefixTop.from(prefix, rowCount, built.shared());
-    const rank = (a: number, b: number) => prominence[b]! - prominence[a]! || ids[a]! - ids[b]!;
     for (let t = 0; t < 400; t++) {
       const from = Math.floor(random() * prefix.count);
       const to = from + Math.floor(random() * (prefix.count - from + 1));
@@ -87,20 +95,13 @@ describe('PrefixTop', () => {
   it('returns the best-ranked distinct rows of a range among the rows a filter allows, as sorting them would', () => {
     const random = prng(13);
     const rowCount = 5000;
-    const builder = new PrefixIndexBuilder();
-    const letters = 'ab';
-    const word = () => Array.from({ length: 1 + Math.floor(random() * 7) }, () => letters[Math.floor(random() * letters.length)]).join('');
-    for (let row = 0; row < rowCount; row++) {
-      builder.add(word(), row, PREFIX_FIELD_NAME);
+    const { prefix, built: top, rank } = randomRanking(random, rowCount, 'ab', 7, 40, (word) => {
+      const entries: [string, PrefixField][] = [[word(), PREFIX_FIELD_NAME]];
       // Some rows twice in a range: a native with the same key as the name, or another one.
-      if (random() < 0.5) builder.add(random() < 0.5 ? word() : 'ab', row, PREFIX_FIELD_NATIVE);
-      if (random() < 0.1) builder.add('ab', row, PREFIX_FIELD_NAME);
-    }
-    const prefix = PrefixIndex.from(builder.finish().buffer);
-    const prominence = Float64Array.from({ length: rowCount }, () => (random() < 0.3 ? -1 : Math.floor(random() * 40)));
-    const ids = Int32Array.from({ length: rowCount }, (_, row) => (row * 7919) % 100003);
-    const top = PrefixTop.build(prefix, rowCount, prominence, (row) => ids[row]!)!;
-    const rank = (a: number, b: number) => prominence[b]! - prominence[a]! || ids[a]! - ids[b]!;
+      if (random() < 0.5) entries.push([random() < 0.5 ? word() : 'ab', PREFIX_FIELD_NATIVE]);
+      if (random() < 0.1) entries.push(['ab', PREFIX_FIELD_NAME]);
+      return entries;
+    });
     /** `count` disjoint row ranges (RowRanges' contract), small or large. */
     const rangesOfRows = (count: number): [number, number][] => {
       const width = random() < 0.5 ? 40 : 2000;
