@@ -15,6 +15,11 @@ import type { RowRanges } from './row-filter.js';
 /** Layout version of shared()'s buffer. */
 const LAYOUT_VERSION = 1;
 const BLOCK = 32;
+/**
+ * What eachBestAllowed's visit of an allowed row costs against its read of one entry of the range
+ * (a row's entries are a random read away; the range's ranks are read in order), as measured.
+ */
+const ROW_COST = 4;
 
 export class PrefixTop {
   // Heap of sub-ranges [from, to) by their minimum rank (reused).
@@ -23,9 +28,12 @@ export class PrefixTop {
   private heapFrom = new Int32Array(64);
   private heapTo = new Int32Array(64);
   private heapSize = 0;
-  // eachBestAllowed's best ranks so far and their rows, ascending by rank (reused).
+  // eachBestAllowed's best ranks so far and their rows, ascending by rank (reused), how many are
+  // held, and the rank a row must beat once `wanted` are.
   private keptRanks = new Int32Array(16);
   private keptRows = new Int32Array(16);
+  private held = 0;
+  private worst = 0x7fffffff;
 
   /**
    * `rankOfRow[row]`: 0 for the best-ranked row. Returns null when a row's prominence is NaN
@@ -180,44 +188,65 @@ export class PrefixTop {
 
   /**
    * eachBest among the rows `allowed` holds (a country's or a state's: row ranges spread over the
-   * prefix range, which the range-minimum query cannot skip to). One pass over [from, to) keeps
-   * the `wanted` best ranks of allowed, untaken rows; an entry whose rank cannot enter them is
-   * passed over on its rank alone, before its row is read. Then take(row) in rank order. The cost
-   * is a few ns per entry of the range, where offering every allowed row to the page cost a
-   * comparator call and an id read each (`sa` within Mexico: thousands of rows).
+   * prefix range, which the range-minimum query cannot skip to). One pass keeps the `wanted` best
+   * ranks of allowed, untaken rows with an entry in [from, to): over the range's entries (an entry
+   * whose rank cannot enter them is passed over on its rank alone, before its row is read), or,
+   * when the allowed span has far fewer rows than the range has entries, over those rows' own entries.
+   * Then take(row) in rank order. The cost is a few ns per entry or row, whichever are fewer, where
+   * offering every allowed row to the page cost a comparator call and an id read each (`sa` within
+   * Mexico: thousands of rows).
    */
   eachBestAllowed(from: number, to: number, wanted: number, allowed: RowRanges, isTaken: (row: number) => boolean, take: (row: number) => void): number {
     if (this.keptRanks.length < wanted) {
       this.keptRanks = new Int32Array(wanted);
       this.keptRows = new Int32Array(wanted);
     }
-    const keptRanks = this.keptRanks;
-    const keptRows = this.keptRows;
     const ranks = this.entryRank;
     const [spanStart, spanEnd] = allowed.span;
     const oneRange = allowed.isOneRange;
-    let held = 0;
-    let worst = 0x7fffffff; // the rank an entry must beat once `wanted` are held
-    for (let i = from; i < to; i++) {
-      const rank = ranks[i]!;
-      if (rank >= worst) continue;
-      const row = this.prefix.row(i);
-      if (row < spanStart || row >= spanEnd || (!oneRange && !allowed.has(row)) || isTaken(row)) continue;
-      // Ranks are one per row: a row met again (its name and native both in the range) is held already.
-      let at = held;
-      while (at > 0 && keptRanks[at - 1]! > rank) at--;
-      if (at > 0 && keptRanks[at - 1] === rank) continue;
-      if (held < wanted) held++;
-      for (let j = held - 1; j > at; j--) {
-        keptRanks[j] = keptRanks[j - 1]!;
-        keptRows[j] = keptRows[j - 1]!;
+    this.held = 0;
+    this.worst = 0x7fffffff;
+    if ((spanEnd - spanStart) * ROW_COST < to - from) {
+      // Far fewer allowed rows than entries in the range (a state, a small country): each row's
+      // own entries say whether it is in the range.
+      for (let row = spanStart; row < spanEnd; row++) {
+        for (let j = this.entryStart[row]!, last = this.entryStart[row + 1]!; j < last; j++) {
+          const i = this.entriesOfRow[j]!;
+          if (i < from || i >= to) continue;
+          if (ranks[i]! < this.worst && (oneRange || allowed.has(row)) && !isTaken(row)) this.keep(ranks[i]!, row, wanted);
+          break;
+        }
       }
-      keptRanks[at] = rank;
-      keptRows[at] = row;
-      if (held === wanted) worst = keptRanks[wanted - 1]!;
+    } else {
+      for (let i = from; i < to; i++) {
+        const rank = ranks[i]!;
+        if (rank >= this.worst) continue;
+        const row = this.prefix.row(i);
+        if (row < spanStart || row >= spanEnd || (!oneRange && !allowed.has(row)) || isTaken(row)) continue;
+        this.keep(rank, row, wanted);
+      }
     }
-    for (let j = 0; j < held; j++) take(keptRows[j]!);
+    const held = this.held;
+    for (let j = 0; j < held; j++) take(this.keptRows[j]!);
     return held;
+  }
+
+  /** Holds (rank, row) among eachBestAllowed's `wanted` best so far (rank < worst). */
+  private keep(rank: number, row: number, wanted: number): void {
+    const keptRanks = this.keptRanks;
+    const keptRows = this.keptRows;
+    // Ranks are one per row: a row met again (its name and native both in the range) is held already.
+    let at = this.held;
+    while (at > 0 && keptRanks[at - 1]! > rank) at--;
+    if (at > 0 && keptRanks[at - 1] === rank) return;
+    if (this.held < wanted) this.held++;
+    for (let j = this.held - 1; j > at; j--) {
+      keptRanks[j] = keptRanks[j - 1]!;
+      keptRows[j] = keptRows[j - 1]!;
+    }
+    keptRanks[at] = rank;
+    keptRows[at] = row;
+    if (this.held === wanted) this.worst = keptRanks[wanted - 1]!;
   }
 
   /** Position of the smallest entryRank in [from, to) (from < to). */
