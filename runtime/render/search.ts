@@ -6,7 +6,7 @@ import { localizeName, type LocalizedName } from '../engine/localize.js';
 import type { SearchEntity } from '../engine/search/context.js';
 import type { CityRecord, CountryRecord, StateRecord } from '../format/model.js';
 import { rowValuesOf } from '../store/row-values.js';
-import type { EntityTable, RowBytes, Store } from '../store/types.js';
+import type { EntityTable, FieldLayout, RowBytes, Store } from '../store/types.js';
 import { JsonText } from './row-json.js';
 import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from './fields.js';
 import { projectionFor, type EntityFields, type Projection } from './projection.js';
@@ -65,8 +65,13 @@ export function localizedNameOf(locale: string, record: SearchRecord): Localized
  */
 export function localizedNameOfRow(rowBytes: RowBytes, row: number, locale: string): LocalizedName {
   const values = rowValuesOf(rowBytes);
-  return localizeName(locale, values.value(row, values.field('name')!) as string, values.value(row, values.field('native')!) as string | null, values.value(row, values.field('translations')!) as string | null);
+  let fields = nameFields.get(rowBytes);
+  if (fields === undefined) nameFields.set(rowBytes, (fields = [values.field('name')!, values.field('native')!, values.field('translations')!]));
+  return localizeName(locale, values.value(row, fields[0]) as string, values.value(row, fields[1]) as string | null, values.value(row, fields[2]) as string | null);
 }
+
+/** localizedNameOfRow's fields of a table (name, native, translations), looked up once per table, not per row. */
+const nameFields = new WeakMap<RowBytes, readonly [FieldLayout, FieldLayout, FieldLayout]>();
 
 /**
  * An autocomplete result's label after its first part (its name, or localized_name with a

@@ -55,10 +55,7 @@ export function nearbySearch(indexes: NearbyIndexes, query: NearbyQuery): Distan
     const exhausted = rows.length < want;
     // Complete when the tree ran out of rows, or the farthest fetched row is strictly farther
     // than the limit-th (so no unfetched row can tie or beat a kept one).
-    if (exhausted || candidates.length < rows.length || candidates[candidates.length - 1]!.distanceKm > candidates[limit - 1]!.distanceKm) {
-      candidates.sort(compareNearby);
-      return candidates.length > limit ? candidates.slice(0, limit) : candidates;
-    }
+    if (exhausted || candidates.length < rows.length || candidates[candidates.length - 1]!.distanceKm > candidates[limit - 1]!.distanceKm) return firstRanked(candidates, limit);
     want *= 2;
   }
 }
@@ -72,8 +69,13 @@ function nearbyInRows(indexes: NearbyIndexes, query: NearbyQuery, rowStart: numb
     // NaN (a row without coordinates) fails the test.
     if (distanceKm <= query.radiusKm) candidates.push({ row, id: indexes.idAt(row), distanceKm });
   }
+  return firstRanked(candidates, query.limit);
+}
+
+/** The first `limit` candidates by NEARBY_RULES. */
+function firstRanked(candidates: DistanceCandidate[], limit: number): DistanceCandidate[] {
   candidates.sort(compareNearby);
-  return candidates.length > query.limit ? candidates.slice(0, query.limit) : candidates;
+  return candidates.length > limit ? candidates.slice(0, limit) : candidates;
 }
 
 /** Kilometres rounded to 2 decimals, as served in `distance_km`. */
