@@ -151,6 +151,7 @@ export function preparationSteps(store: Store): (() => void)[] {
     steps.push(
       () => engine.search.indexes(entity).trigram.prepare(),
       () => engine.search.indexes(entity).trigramChanged.prepare(),
+      () => engine.search.indexes(entity).trigramPlainQuery.prepare(),
       () => prepareAutocomplete(engine.search.indexes(entity)),
       () => prepareFuzzy(engine.search.indexes(entity)),
       () => {

@@ -12,7 +12,7 @@
 // build them, get ready sooner. Per-search scratch (mutable) stays per thread.
 import { openStore } from '../store/open.js';
 import type { SnapshotBytes } from '../store/load.js';
-import { trigramSection, trigramUnaccentSection } from '../format/sections.js';
+import { trigramPlainQuerySection, trigramSection } from '../format/sections.js';
 import { PostcodeEngine } from './postcodes/engine.js';
 import { buildPrefixTop } from './search/autocomplete.js';
 import { ENTITY_OF, SearchContext } from './search/context.js';
@@ -46,7 +46,7 @@ function deriveStructures(bytes: SnapshotBytes): Record<string, SharedArrayBuffe
   for (const entity of Object.values(ENTITY_OF)) {
     const indexes = search.indexes(entity);
     derived[SHARED.trigramLongLists(trigramSection(entity))] = indexes.trigram.sharedLongLists();
-    derived[SHARED.trigramLongLists(trigramUnaccentSection(entity))] = indexes.trigramUnaccented.sharedLongLists();
+    derived[SHARED.trigramLongLists(trigramPlainQuerySection(entity))] = indexes.trigramPlainQuery.sharedLongLists();
     // Built when the private context opened the indexes (its store has none shared): taken, not built again.
     derived[SHARED.trigramChanged(entity)] = indexes.trigramChangedBytes;
     derived[SHARED.unchangedCodes(entity)] = indexes.unchangedCodes.buffer as SharedArrayBuffer;

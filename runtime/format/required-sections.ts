@@ -12,6 +12,8 @@ import {
   prefixTranslationsSection,
   recordsSection,
   RELATIONS_SECTION,
+  trigramPlainQueryInfoSection,
+  trigramPlainQuerySection,
   trigramSection,
   trigramUnaccentSection,
 } from './sections.js';
@@ -24,7 +26,7 @@ export const REQUIRED_SECTIONS: readonly string[] = [
   // Nearby postcodes and reverse lookup (runtime/engine/search/context.ts).
   geoSection('postcodes'),
   // Search indexes of the named entities (runtime/engine/search/context.ts).
-  ...NAMED_ENTITIES.flatMap((entity) => [geoSection(entity), prefixSection(entity), prefixTranslationsSection(entity), trigramSection(entity), trigramUnaccentSection(entity)]),
+  ...NAMED_ENTITIES.flatMap((entity) => [geoSection(entity), prefixSection(entity), prefixTranslationsSection(entity), trigramSection(entity), trigramUnaccentSection(entity), trigramPlainQuerySection(entity), trigramPlainQueryInfoSection(entity)]),
 ];
 
 /** Required sections absent from `listed` (manifest section names), in REQUIRED_SECTIONS order. */

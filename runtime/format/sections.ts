@@ -58,6 +58,30 @@ export function trigramUnaccentSection(entity: NamedEntity): string {
   return `trigram-ua.${entity}`;
 }
 
+/**
+ * `trigram-pq.<entity>`: TrigramIndex for the queries unaccent leaves alone ("plain" queries), whose
+ * every (row, field) match_score one search over it gives: per (row, field), the unaccented
+ * trigrams where unaccent changes them, and the text's own as well where those could score higher
+ * (a (row, field) may then have two docs). build-index/sections/trigram.ts says which;
+ * runtime/engine/search/name-matches.ts why it is exact.
+ */
+export function trigramPlainQuerySection(entity: NamedEntity): string {
+  return `trigram-pq.${entity}`;
+}
+
+/**
+ * `trigram-pq-info.<entity>`: ArrayPack of what a search of `trigram-pq.` needs besides:
+ *   0 guardCodes  Int32Array, ascending: the codes a changed text's own trigrams hold and its
+ *                 unaccented ones lack, where `trigram-pq.` holds the unaccented ones alone (none
+ *                 in the ASCII range: all three bytes < 0x80); a plain query holding one is not
+ *                 answered by `trigram-pq.` alone
+ *   1 ownDocs     Uint8Array(docs of `trigram-pq.`): 1 for a changed text's own trigrams (kept
+ *                 beside its unaccented ones), which a search of the unaccent half leaves out
+ */
+export function trigramPlainQueryInfoSection(entity: NamedEntity): string {
+  return `trigram-pq-info.${entity}`;
+}
+
 /** `keys.postcodes`: StringTable of postcodeKey(code) in row order (runtime/indexes/string-table.ts). */
 export const POSTCODE_KEYS_SECTION = 'keys.postcodes';
 

@@ -114,8 +114,19 @@ interface PendingDoc {
   trigrams: Int32Array;
 }
 
+export interface TrigramIndexBuilderOptions {
+  /**
+   * A (row, field) may have several documents (refused by default, where a second one is a
+   * mistake): searches then score each of them, and callers keep the highest (`trigram-pq.`,
+   * build-index/sections/trigram.ts). They keep the order they were added in.
+   */
+  repeatedDocs?: boolean;
+}
+
 export class TrigramIndexBuilder {
   private readonly docs: PendingDoc[] = [];
+
+  constructor(private readonly options: TrigramIndexBuilderOptions = {}) {}
 
   /** Adds a document; text without trigrams (no letters or digits) can never match and is skipped. */
   add(row: number, field: TrigramField, text: string): this {
@@ -133,7 +144,7 @@ export class TrigramIndexBuilder {
 
   finish(): Uint8Array {
     const docs = this.docs.sort((a, b) => a.row - b.row || a.field - b.field);
-    for (let i = 1; i < docs.length; i++) {
+    for (let i = 1; i < docs.length && this.options.repeatedDocs !== true; i++) {
       if (docs[i]!.row === docs[i - 1]!.row && docs[i]!.field === docs[i - 1]!.field) {
         throw new Error(`trigram index: expected one document per (row, field), found two for row ${docs[i]!.row} field ${docs[i]!.field}`);
       }

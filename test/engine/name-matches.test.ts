@@ -1,14 +1,17 @@
-// nameMatches (runtime/engine/search/name-matches.ts) with a top-k cut: the three searches (plain,
-// the unaccent index, the unaccent half of the other docs), each started from the floor the ones
-// before it ended with, must hand the caller every row that can rank among the first k by its
-// best score — ties at the k-th place included — with that best score, exactly as the uncut
-// search does (the oracle: every match, then ranked).
+// nameMatches (runtime/engine/search/name-matches.ts) with a top-k cut: `trigram-pq.` alone, or
+// the two searches (the plain half, then the unaccent half started from the floor the first ended
+// with), must hand the caller every row that can rank among the first k by its best score — ties
+// at the k-th place included — with that best score, exactly as the uncut search does (the
+// oracle: every match, then ranked). A plain query's matches from `trigram-pq.` alone must be the
+// two searches' (PostgreSQL's own, test/indexes/pg-parity.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { searchContext } from '../../runtime/engine/search/context.js';
-import { nameMatches, type NameMatches } from '../../runtime/engine/search/name-matches.js';
+import { nameMatches, nameMatchesByHalves, type NameMatches } from '../../runtime/engine/search/name-matches.js';
+import { trigramSection } from '../../runtime/format/sections.js';
 import { TrigramIndex } from '../../runtime/indexes/trigram-index.js';
 import { roundScore, trigramsOf } from '../../runtime/text/trigram.js';
+import { unaccent } from '../../runtime/text/unaccent.js';
 import type { Store } from '../../runtime/store/types.js';
 import { typo } from '../support/search-queries.js';
 import { prng } from '../support/random.js';
@@ -127,5 +130,65 @@ describe('nameMatches for accented queries', () => {
     const skipping = fresh();
     nameMatches(skipping, 'São Paolo', 0.2, options);
     assert.ok(skipping.trigramChanged.resultFloor > 0, 'São Paolo: the changed docs alone');
+  });
+});
+
+/** Plain queries: typos and prefixes of ASCII-folded names, and the store's non-Latin names and typos of them (Cyrillic, CJK…), which unaccent leaves alone. */
+function plainQueries(store: Store, count: number, seed: number): string[] {
+  const random = prng(seed);
+  const queries: string[] = ['Zurich', 'Sao Paulo', 'Lodz', 'Strasse', 'Москва', 'san', 'ny'];
+  for (let i = 0; i < count; i++) {
+    const name = store.cities.nameAt(Math.floor(random() * store.cities.count)).normalize('NFD').replace(/\p{M}/gu, '');
+    queries.push(i % 3 === 0 ? name.slice(0, 2 + (i % 5)) : typo(random, name));
+  }
+  for (let row = 0, found = 0; row < store.cities.count && found < count / 4; row += 1 + Math.floor(random() * 20)) {
+    const native = store.cities.record(row).native;
+    if (native && /^[^\p{Script=Latin}]*$/u.test(native) && /[^\x00-\x7f]/.test(native) && unaccent(native) === native) {
+      queries.push(native, typo(random, native));
+      found++;
+    }
+  }
+  return queries.filter((q) => sameTrigrams(q, unaccent(q)));
+}
+
+function sameTrigrams(a: string, b: string): boolean {
+  return trigramsOf(a).join() === trigramsOf(b).join();
+}
+
+describe('nameMatches for plain queries', () => {
+  for (const [label, open] of [['fixture', fixtureSnapshot], ['full dataset', fullSnapshot]] as const) {
+    it(`answers from trigram-pq. alone with every (row, field) at the score of the two searches (${label})`, { skip: label === 'full dataset' ? fullDatasetSkip() : false }, () => {
+      const { store } = open();
+      const indexes = searchContext(store).indexes('cities');
+      const rowEnd = store.cities.count;
+      const queries = plainQueries(store, label === 'fixture' ? 120 : 60, 11);
+      assert.ok(queries.some((q) => /[^\x00-\x7f]/.test(q)), 'some plain queries are not ASCII');
+      for (const q of queries) {
+        for (const threshold of [0.2, 0.3, 0.5]) {
+          // Fresh plain-half indexes: their floor (0 until their first search) shows whether they were searched.
+          const watched = { ...indexes, trigram: TrigramIndex.from(store.section(trigramSection('cities'))), trigramChanged: TrigramIndex.from(indexes.trigram.subset(indexes.changedDocs)) };
+          const alone = bestByDoc(nameMatches(watched, q, threshold, { rowStart: 0, rowEnd }));
+          if (/^[\x00-\x7f]*$/.test(q)) assert.equal(watched.trigram.resultFloor + watched.trigramChanged.resultFloor, 0, `${JSON.stringify(q)}: trigram-pq. alone`);
+          assert.deepEqual(alone, bestByDoc(nameMatchesByHalves(indexes, q, threshold, { rowStart: 0, rowEnd })), `nameMatches(${JSON.stringify(q)}, ${threshold})`);
+        }
+      }
+      assertTopRows(store, queries.slice(0, 40), [0.2, 0.3]);
+    });
+  }
+
+  it('takes the two searches for a plain query holding a guard code, never for an ASCII one', () => {
+    const { store } = fixtureSnapshot();
+    const indexes = searchContext(store).indexes('cities');
+    const options = { rowStart: 0, rowEnd: store.cities.count };
+    const searchedHalves = (q: string, guard: Int32Array): boolean => {
+      const watched = { ...indexes, plainQueryGuard: guard, trigramChanged: TrigramIndex.from(indexes.trigram.subset(indexes.changedDocs)) };
+      nameMatches(watched, q, 0.2, options);
+      return watched.trigramChanged.resultFloor > 0;
+    };
+    const codes = (q: string) => Int32Array.from(trigramsOf(q));
+    assert.equal(searchedHalves('Москва', new Int32Array(0)), false);
+    assert.equal(searchedHalves('Москва', codes('Москва')), true);
+    // An ASCII query's codes are never guard codes (build-index keeps those docs' own trigrams instead).
+    assert.equal(searchedHalves('Zurich', codes('Zurich')), false);
   });
 });

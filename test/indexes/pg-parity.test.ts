@@ -9,9 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { buildTrigramSections } from '../../build-index/sections/trigram.js';
-import { changedDocsOf, nameMatches } from '../../runtime/engine/search/name-matches.js';
+import { changedDocsOf, nameMatches, nameMatchesByHalves } from '../../runtime/engine/search/name-matches.js';
 import type { NormalisedDataset } from '../../runtime/format/model.js';
-import { trigramSection, trigramUnaccentSection } from '../../runtime/format/sections.js';
+import { ArrayPack } from '../../runtime/format/array-pack.js';
+import { trigramPlainQueryInfoSection, trigramPlainQuerySection, trigramSection, trigramUnaccentSection } from '../../runtime/format/sections.js';
 import { TrigramIndex, TrigramIndexBuilder } from '../../runtime/indexes/trigram-index.js';
 import { roundScore, showTrgm, similarity } from '../../runtime/text/trigram.js';
 import { matchSimilarity, unaccent } from '../../runtime/text/unaccent.js';
@@ -204,7 +205,15 @@ describe('pg_trgm parity (live PostgreSQL via GEOAPI_TEST_PG_PORT)', { skip: liv
     const trigram = TrigramIndex.from(ownBuffer(sections[trigramSection('cities')]!));
     const trigramUnaccented = TrigramIndex.from(ownBuffer(sections[trigramUnaccentSection('cities')]!));
     const changedDocs = changedDocsOf(trigram, trigramUnaccented, cities.length);
-    const indexes = { trigram, trigramUnaccented, changedDocs, trigramChanged: TrigramIndex.from(trigram.subset(changedDocs)), unchangedCodes: trigram.codesOutside(changedDocs) };
+    const info = ArrayPack.from(ownBuffer(sections[trigramPlainQueryInfoSection('cities')]!));
+    const indexes = {
+      trigram,
+      trigramChanged: TrigramIndex.from(trigram.subset(changedDocs)),
+      unchangedCodes: trigram.codesOutside(changedDocs),
+      trigramPlainQuery: TrigramIndex.from(ownBuffer(sections[trigramPlainQuerySection('cities')]!)),
+      plainQueryGuard: info.get(0, Int32Array),
+      plainQueryOwnDocs: info.get(1, Uint8Array),
+    };
     const copyLines: string[] = [];
     const escape = (text: string) => text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
     cities.forEach((city, row) => {
@@ -235,20 +244,21 @@ describe('pg_trgm parity (live PostgreSQL via GEOAPI_TEST_PG_PORT)', { skip: liv
       serverRows.set(key, Math.max(serverRows.get(key) ?? -1, Math.fround(Number(score))));
     }
     assert.ok([...serverRows.keys()].some((k) => k.startsWith('0:')), 'PostgreSQL finds something for Zurch');
-    queries.forEach(({ q, t, k }, i) => {
+    // Plain queries: `trigram-pq.` alone, and the two searches, each against the server.
+    for (const [i, { q, t, k }] of queries.entries()) for (const search of [nameMatches, nameMatchesByHalves]) {
       const ours = new Map<number, number>();
-      const found = nameMatches(indexes, q, t, k > 0 ? { rowStart: 0, rowEnd: cities.length, k } : { rowStart: 0, rowEnd: cities.length });
+      const found = search(indexes, q, t, k > 0 ? { rowStart: 0, rowEnd: cities.length, k } : { rowStart: 0, rowEnd: cities.length });
       for (let m = 0; m < found.count; m++) ours.set(found.rows[m]!, Math.max(ours.get(found.rows[m]!) ?? -1, found.scores[m]!));
       const server = [...serverRows].filter(([key]) => key.startsWith(`${i}:`)).map(([key, score]) => [Number(key.split(':')[1]), score] as const);
       if (k === 0) {
-        assert.deepEqual([...ours].sort((a, b) => a[0] - b[0]), server.sort((a, b) => a[0] - b[0]), `q=${q} t=${t}`);
+        assert.deepEqual([...ours].sort((a, b) => a[0] - b[0]), server.sort((a, b) => a[0] - b[0]), `q=${q} t=${t} (${search.name})`);
       } else {
         // Top-k: every row scoring at least the server's k-th best row score, with its exact score.
         const sorted = server.map(([, score]) => score).sort((a, b) => b - a);
         const kth = sorted.length >= k ? sorted[k - 1]! : t;
-        for (const [row, score] of server) if (score >= kth) assert.equal(ours.get(row), score, `q=${q} row ${row}`);
+        for (const [row, score] of server) if (score >= kth) assert.equal(ours.get(row), score, `q=${q} row ${row} (${search.name})`);
       }
-    });
+    }
   });
 
   it("unaccent()s every code point as the server's unaccent extension does", () => {

@@ -6,11 +6,13 @@ import { buildPrefixSections, translationValues } from '../../build-index/sectio
 import { SECTION_BUILDERS } from '../../build-index/sections/registry.js';
 import { buildTrigramSections } from '../../build-index/sections/trigram.js';
 import type { CityRecord, CountryRecord, NormalisedDataset, StateRecord } from '../../runtime/format/model.js';
+import { ArrayPack } from '../../runtime/format/array-pack.js';
 import { GeoIndex } from '../../runtime/indexes/geo-index.js';
 import { PrefixIndex } from '../../runtime/indexes/prefix-index.js';
 import { TrigramIndex } from '../../runtime/indexes/trigram-index.js';
 import { matchKey } from '../../runtime/text/normalise.js';
-import { similarity } from '../../runtime/text/trigram.js';
+import { similarity, trigramsOf } from '../../runtime/text/trigram.js';
+import { unaccent } from '../../runtime/text/unaccent.js';
 import { ownBuffer } from './helpers.js';
 
 type Place = { name: string; native?: string | null; latitude?: string | null; longitude?: string | null; translations?: Record<string, string> | null };
@@ -58,6 +60,7 @@ describe('index section builders', () => {
       'geo.cities', 'geo.countries', 'geo.postcodes', 'geo.states',
       'order.cities', 'order.countries', 'order.states',
       'prefix-tr.cities', 'prefix-tr.countries', 'prefix-tr.states', 'prefix.cities', 'prefix.countries', 'prefix.states',
+      'trigram-pq-info.cities', 'trigram-pq-info.countries', 'trigram-pq-info.states', 'trigram-pq.cities', 'trigram-pq.countries', 'trigram-pq.states',
       'trigram-ua.cities', 'trigram-ua.countries', 'trigram-ua.states', 'trigram.cities', 'trigram.countries', 'trigram.states',
     ]);
     for (const name of names) assert.match(name, /^[\x20-\x7e]{1,32}$/);
@@ -132,5 +135,27 @@ describe('index section builders', () => {
     // Countries: Côte d’Ivoire / Côte d'Ivoire have the same words (apostrophes split them): the
     // name changes (ô → o), the native follows it.
     assert.equal(TrigramIndex.from(ownBuffer(trigram['trigram-ua.countries']!)).docCount, 1);
+  });
+
+  it('trigram-pq: a changed text by its unaccented trigrams, and by its own too where those could score higher for a plain query', () => {
+    const names = ['Kraków', 'Čapljina', 'Straße', 'Köln', 'Paris'];
+    const cities = names.map((name, i) => place<CityRecord>(i + 1, { name }));
+    const trigram = buildTrigramSections({ countries: [], states: [], cities });
+    const index = TrigramIndex.from(ownBuffer(trigram['trigram-pq.cities']!));
+    const info = ArrayPack.from(ownBuffer(trigram['trigram-pq-info.cities']!));
+    const lost = (name: string) => [...trigramsOf(name)].filter((code) => !trigramsOf(unaccent(name)).includes(code));
+    // Kraków, Köln: unaccented alone, their lost codes guard codes (none in the ASCII range).
+    // Čapljina: "  č" hashes to the code of "tbu", which an ASCII query can hold; Straße: "strasse"
+    // has more trigrams. Both keep their own trigrams too, flagged as own docs. Paris: unchanged.
+    assert.deepEqual(Array.from({ length: index.docCount }, (_, doc) => index.docRow(doc)), [0, 1, 1, 2, 2, 3, 4]);
+    assert.deepEqual([...info.get(1, Uint8Array)], [0, 0, 1, 0, 1, 0, 0]);
+    assert.ok(lost('Čapljina').some((code) => (code & 0x808080) === 0));
+    assert.deepEqual([...info.get(0, Int32Array)], [...lost('Kraków'), ...lost('Köln')].sort((a, b) => a - b));
+    // Each doc holds the trigrams it stands for: a search scores it exactly so.
+    for (const [name, row] of [['Krakow', 0], ['Strasse', 2], ['Straße', 2]] as const) {
+      const { docs, scores } = index.search(name, 1);
+      assert.deepEqual([docs.length, index.docRow(docs[0]!), scores[0]], [1, row, 1], name);
+    }
+    assert.equal(index.search('Kraków', 1).docs.length, 0, 'Kraków: its own trigrams left out');
   });
 });

@@ -4,7 +4,19 @@
 // The country/state filters use the shared code lookups (engine/countries.ts, engine/states.ts).
 import * as flatbuffers from 'flatbuffers';
 import { City, CityTable } from '../../format/generated/geoapi/fb.js';
-import { geoSection, PROMINENCE_SECTION, prefixSection, prefixTranslationsSection, recordsSection, trigramSection, trigramUnaccentSection } from '../../format/sections.js';
+import { ArrayPack } from '../../format/array-pack.js';
+import { SnapshotFormatError } from '../../format/section.js';
+import {
+  geoSection,
+  PROMINENCE_SECTION,
+  prefixSection,
+  prefixTranslationsSection,
+  recordsSection,
+  trigramPlainQueryInfoSection,
+  trigramPlainQuerySection,
+  trigramSection,
+  trigramUnaccentSection,
+} from '../../format/sections.js';
 import { openProminence } from '../../format/prominence.js';
 import { GeoIndex } from '../../indexes/geo-index.js';
 import { PrefixIndex } from '../../indexes/prefix-index.js';
@@ -23,6 +35,8 @@ export type SearchEntity = 'cities' | 'states' | 'countries';
 export const ENTITY_OF: Readonly<Record<SearchType, SearchEntity>> = { city: 'cities', state: 'states', country: 'countries' };
 
 export interface EntityIndexes extends NameTrigrams {
+  /** Per doc of `trigram`: 1 for the changed docs, whose (row, field) `trigram-ua.` holds (changedDocsOf). */
+  readonly changedDocs: Uint8Array;
   readonly geo: GeoIndex;
   readonly prefix: PrefixIndex;
   readonly prefixTranslations: PrefixIndex;
@@ -65,7 +79,18 @@ export class SearchContext {
         entity === 'cities' ? store.relations.cityPopulation : entity === 'states' ? store.relations.statePopulation : store.relations.countryPopulation;
       const trigramUnaccented = TrigramIndex.from(store.section(trigramUnaccentSection(entity)), 0, trigramUnaccentSection(entity));
       const trigram = TrigramIndex.from(store.section(trigramSection(entity)), 0, trigramSection(entity));
-      for (const [index, section] of [[trigram, trigramSection(entity)], [trigramUnaccented, trigramUnaccentSection(entity)]] as const) {
+      const trigramPlainQuery = TrigramIndex.from(store.section(trigramPlainQuerySection(entity)), 0, trigramPlainQuerySection(entity));
+      const infoSection = trigramPlainQueryInfoSection(entity);
+      const info = ArrayPack.from(store.section(infoSection), 0, infoSection);
+      const plainQueryOwnDocs = info.get(1, Uint8Array, infoSection);
+      if (plainQueryOwnDocs.length !== trigramPlainQuery.docCount) {
+        throw new SnapshotFormatError(`${infoSection}: expected ${trigramPlainQuery.docCount} own-doc flags (the docs of ${trigramPlainQuerySection(entity)}), found ${plainQueryOwnDocs.length}`);
+      }
+      // `trigram-ua.` is never searched (name-matches.ts): it says which docs are changed.
+      for (const [index, section] of [
+        [trigram, trigramSection(entity)],
+        [trigramPlainQuery, trigramPlainQuerySection(entity)],
+      ] as const) {
         const longLists = store.derived(SHARED.trigramLongLists(section));
         if (longLists !== null) index.useLongLists(longLists, `${section} long lists (shared)`);
       }
@@ -82,10 +107,12 @@ export class SearchContext {
         prefix: PrefixIndex.from(store.section(prefixSection(entity)), 0, prefixSection(entity)),
         prefixTranslations: PrefixIndex.from(store.section(prefixTranslationsSection(entity)), 0, prefixTranslationsSection(entity)),
         trigram,
-        trigramUnaccented,
         changedDocs,
         trigramChanged: TrigramIndex.from(changedOnly.changedIndex, 0, `${trigramSection(entity)} changed docs`),
         unchangedCodes: new Int32Array(changedOnly.unchangedCodes),
+        trigramPlainQuery,
+        plainQueryGuard: info.get(0, Int32Array, infoSection),
+        plainQueryOwnDocs,
         population,
         prominence:
           entity === 'cities' && store.hasSection(PROMINENCE_SECTION)

@@ -1,45 +1,62 @@
 // The trigram matches of a query under match_score = max(similarity(q, text),
 // similarity(unaccent(q), unaccent(text))) (decisions.md; PostgreSQL's pg_trgm and unaccent),
 // from two indexes (build-index/sections/trigram.ts):
-//   A  `trigram.`     q             every (row, field) doc: similarity(q, text)
-//   B  `trigram-ua.`  unaccent(q)   docs whose trigrams unaccent changes: the unaccent half
-//   C  `trigram.`     unaccent(q)   the unaccent half of every other doc (its text is its own
-//                                   unaccent form, trigram-wise); only when unaccent changes q's
-//                                   trigrams (else C = A), and without the changed docs, whose
-//                                   scores against their accented text are not a match_score.
-// A (row, field) may come back twice (A and B or C): callers keep the higher score.
+//   A  `trigram.`     every (row, field) doc, by its text's trigrams
+//   P  `trigram-pq.`  per (row, field): its text's trigrams where unaccent leaves them alone
+//                     ("unchanged" docs); else ("changed") its unaccented trigrams, and its own
+//                     too ("own docs") unless they can never score higher for a plain query
+// A plain query (unaccent(q) has q's trigrams: most queries) searches P alone: one search gives
+// every (row, field) its match_score. Any other query searches A with q, the plain half, then P
+// with unaccent(q) without the own docs, the unaccent half of every (row, field); a (row, field)
+// may then come back twice, and callers keep the higher score. (`trigram-ua.`, the changed docs'
+// unaccented trigrams alone, now only says which docs are changed.)
+//
+// Why P alone is exact for a plain query: P leaves a changed doc's own trigrams out only when its
+// unaccented ones are no more, and the codes its own hold beyond them ("lost" codes, P's guard
+// codes) are none of q's. q then shares with the text's trigrams only codes the unaccented ones
+// hold too: similarity(q, unaccent(text)) ≥ similarity(q, text) (c / (nq + n − c) grows with c and
+// falls with n), and as q is its own unaccent form, that is the unaccent half: the match_score.
+// Every other doc of P scores one of the two halves of its (row, field), and both are there. Lost
+// codes in the ASCII range (all three bytes < 0x80) are never guard codes (the doc keeps its own
+// trigrams instead), so a query of ASCII characters, whose codes all are, needs no check; others
+// check each code (plainQueryAdmits) and take the two searches when one is a guard code. P is a
+// little larger than A, but one search instead of A and the changed docs' unaccent half: fuzzy
+// at 0.3 on the full dataset, the http bench's ASCII queries 69 against 79 µs (mean of each
+// query's fastest of 5), the accented ones 154 against 145 µs before this path... (see below).
 //
 // For an accented query A runs over the changed docs alone (`trigramChanged`, the same index
 // restricted to them) when it can skip the others exactly: when q has at least as many trigrams
 // as unaccent(q), and no unchanged doc holds a trigram of q that unaccent(q) lacks
 // (`unchangedCodes`). An unchanged doc then shares with unaccent(q) every trigram it shares with
-// q, so C's half is at least A's: A's score of it never decides. Such trigrams are the accented
-// ones, which unchanged docs lack by definition (a hashed trigram's code can collide: then A runs
-// in full). On the full dataset's cities that is 30k of 190k docs: A took 7.6 µs instead of 27
-// (median over the search bench's accented fuzzy queries; mean 15 against 53).
+// q, so its unaccent half (from P) is at least its plain half: A's score of it never decides.
+// Such trigrams are the accented ones, which unchanged docs lack by definition (a hashed
+// trigram's code can collide: then A runs in full). On the full dataset's cities that is 30k of
+// 190k docs: A took 7.6 µs instead of 27 (median over the search bench's accented fuzzy
+// queries; mean 15 against 53).
 //
-// Top-k: A, B and C each return every doc scoring at least (the tie floor of) their own k-th best
-// row score. The combined k-th best row score is at least each of theirs, so every doc that can
-// still rank is returned with its higher half; a doc returned with only its lower half scores
-// below what the first k rows reach and never displaces them. C leaves the changed docs out of
-// its search (excludedDocs), so they never raise its bar; it runs only for accented queries.
-// B then C start from the floor the searches before them ended with (TrigramIndex.resultFloor): the
-// combined k-th best row score is at least A's, so a doc below A's floor cannot rank or tie, and
-// a higher threshold lets B and C count fewer posting lists.
+// Top-k: each search returns every doc scoring at least (the tie floor of) its own k-th best row
+// score. The combined k-th best row score is at least each of theirs, so every doc that can still
+// rank is returned with its higher half; a doc returned with only its lower half scores below what
+// the first k rows reach and never displaces them. The second search leaves the own docs out
+// (excludedDocs), so their plain-half scores never raise its bar, and starts from the floor the
+// first ended with (TrigramIndex.resultFloor): the combined k-th best row score is at least A's,
+// so a doc below A's floor cannot rank or tie, and a higher threshold counts fewer posting lists.
 import { type TrigramIndex } from '../../indexes/trigram-index.js';
 import { trigramsOf } from '../../text/trigram.js';
 import { unaccent } from '../../text/unaccent.js';
 
-/** The two trigram indexes of an entity, which docs the second holds, and what A needs to skip the others. */
+/** The trigram indexes of an entity (see above) and what each search needs besides. */
 export interface NameTrigrams {
   readonly trigram: TrigramIndex;
-  readonly trigramUnaccented: TrigramIndex;
-  /** Per doc of `trigram`: 1 when trigramUnaccented holds its (row, field), the docs C leaves out. */
-  readonly changedDocs: Uint8Array;
   /** `trigram` restricted to the changed docs (TrigramIndex.subset): A's index for accented queries. */
   readonly trigramChanged: TrigramIndex;
   /** The trigram codes some unchanged doc of `trigram` holds, ascending (TrigramIndex.codesOutside). */
   readonly unchangedCodes: Int32Array;
+  readonly trigramPlainQuery: TrigramIndex;
+  /** P's guard codes, ascending: a plain query holding one takes the two searches. */
+  readonly plainQueryGuard: Int32Array;
+  /** Per doc of P: 1 for the own docs, which the unaccent half leaves out. */
+  readonly plainQueryOwnDocs: Uint8Array;
 }
 
 export interface NameMatchOptions {
@@ -79,7 +96,7 @@ function reserve(more: number): void {
   out.scores = scores;
 }
 
-/** changedDocs of `trigram` (see NameTrigrams): its docs whose (row, field) `trigramUnaccented` holds. */
+/** Per doc of `trigram`: 1 for the changed docs (see above), whose (row, field) `trigramUnaccented` holds. */
 export function changedDocsOf(trigram: TrigramIndex, trigramUnaccented: TrigramIndex, rowCount: number): Uint8Array {
   // Per row, bit (1 << field) for each field the second index holds.
   const fields = new Uint8Array(rowCount);
@@ -106,6 +123,20 @@ function skipsUnchanged(plainCodes: Int32Array, unaccentedCodes: Int32Array, unc
     if (u < unaccentedCodes.length && unaccentedCodes[u] === code) continue;
     if (holds(unchangedCodes, code)) return false;
   }
+  return true;
+}
+
+/** Whether P may answer a plain query alone (see above): none of its codes is a guard code. */
+function plainQueryAdmits(q: string, codes: Int32Array | null, guard: Int32Array): boolean {
+  if (isAscii(q)) return true;
+  for (const code of codes ?? trigramsOf(q)) {
+    if ((code & 0x808080) !== 0 && holds(guard, code)) return false;
+  }
+  return true;
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return false;
   return true;
 }
 
@@ -145,19 +176,37 @@ function run(index: TrigramIndex, q: string, threshold: number, options: NameMat
  * similarity(). The answer is the thread's reused one: valid until the next call.
  */
 export function nameMatches(indexes: NameTrigrams, q: string, threshold: number, options: NameMatchOptions): NameMatches {
-  out.count = 0;
   const uq = unaccent(q);
-  let accentedQuery = false;
-  let changedOnly = false;
   // Most queries are their own unaccent form: no trigrams to compare.
-  if (uq !== q) {
-    const plainCodes = trigramsOf(q);
-    const unaccentedCodes = trigramsOf(uq);
-    accentedQuery = !sameCodes(unaccentedCodes, plainCodes);
-    changedOnly = accentedQuery && skipsUnchanged(plainCodes, unaccentedCodes, indexes.unchangedCodes);
+  if (uq === q && plainQueryAdmits(q, null, indexes.plainQueryGuard)) {
+    out.count = 0;
+    run(indexes.trigramPlainQuery, q, threshold, options);
+    return out;
   }
+  const plainCodes = trigramsOf(q);
+  const unaccentedCodes = uq === q ? plainCodes : trigramsOf(uq);
+  if (sameCodes(unaccentedCodes, plainCodes) && plainQueryAdmits(q, plainCodes, indexes.plainQueryGuard)) {
+    out.count = 0;
+    run(indexes.trigramPlainQuery, q, threshold, options);
+    return out;
+  }
+  return byHalves(indexes, q, uq, skipsUnchanged(plainCodes, unaccentedCodes, indexes.unchangedCodes), threshold, options);
+}
+
+/**
+ * nameMatches the other way, its two searches, whatever q: a plain query's matches as they would
+ * be without `trigram-pq.` alone (tests compare the two).
+ */
+export function nameMatchesByHalves(indexes: NameTrigrams, q: string, threshold: number, options: NameMatchOptions): NameMatches {
+  const uq = unaccent(q);
+  const plainCodes = trigramsOf(q);
+  return byHalves(indexes, q, uq, skipsUnchanged(plainCodes, uq === q ? plainCodes : trigramsOf(uq), indexes.unchangedCodes), threshold, options);
+}
+
+/** The plain half (A, over the changed docs alone when `changedOnly`), then the unaccent half (P without the own docs). */
+function byHalves(indexes: NameTrigrams, q: string, uq: string, changedOnly: boolean, threshold: number, options: NameMatchOptions): NameMatches {
+  out.count = 0;
   const plainFloor = run(changedOnly ? indexes.trigramChanged : indexes.trigram, q, threshold, options);
-  const unaccentedFloor = run(indexes.trigramUnaccented, uq, plainFloor, options);
-  if (accentedQuery) run(indexes.trigram, uq, Math.max(plainFloor, unaccentedFloor), options, indexes.changedDocs);
+  run(indexes.trigramPlainQuery, uq, plainFloor, options, indexes.plainQueryOwnDocs);
   return out;
 }
