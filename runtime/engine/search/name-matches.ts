@@ -20,11 +20,12 @@
 // codes in the ASCII range (all three bytes < 0x80) are never guard codes (the doc keeps its own
 // trigrams instead), so a query of ASCII characters, whose codes all are, needs no check; others
 // check each code (plainQueryAdmits) and take the two searches when one is a guard code. P is a
-// little larger than A, but one search instead of A and the changed docs' unaccent half: fuzzy
-// at 0.3 on the full dataset, the http bench's ASCII queries 69 against 79 µs (mean of each
-// query's fastest of 5), the accented ones 154 against 145 µs before this path... (see below).
+// little larger than A (a (row, field) may have two docs), but one search instead of two or three:
+// fuzzy at 0.3 on the full dataset, the http bench's distinct queries, mean of each query's fastest
+// of 5: ASCII ones 78.5 → 64.6 µs, accented ones (two searches, P's second instead of two) 144.9 →
+// 116.3 µs.
 //
-// For an accented query A runs over the changed docs alone (`trigramChanged`, the same index
+// For the other queries A runs over the changed docs alone (`trigramChanged`, the same index
 // restricted to them) when it can skip the others exactly: when q has at least as many trigrams
 // as unaccent(q), and no unchanged doc holds a trigram of q that unaccent(q) lacks
 // (`unchangedCodes`). An unchanged doc then shares with unaccent(q) every trigram it shares with
