@@ -49,7 +49,7 @@ import { unaccent } from '../../text/unaccent.js';
 /** The trigram indexes of an entity (see above) and what each search needs besides. */
 export interface NameTrigrams {
   readonly trigram: TrigramIndex;
-  /** `trigram` restricted to the changed docs (TrigramIndex.subset): A's index for accented queries. */
+  /** `trigram` restricted to the changed docs (TrigramIndex.subset): A's index for the queries searched by halves, where it can. */
   readonly trigramChanged: TrigramIndex;
   /** The trigram codes some unchanged doc of `trigram` holds, ascending (TrigramIndex.codesOutside). */
   readonly unchangedCodes: Int32Array;
