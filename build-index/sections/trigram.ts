@@ -17,7 +17,7 @@ import type { NormalisedDataset } from '../../runtime/format/model.js';
 import { ArrayPackBuilder } from '../../runtime/format/array-pack.js';
 import { NAMED_ENTITIES, trigramPlainQueryInfoSection, trigramPlainQuerySection, trigramSection, trigramUnaccentSection } from '../../runtime/format/sections.js';
 import { TRIGRAM_FIELD_NAME, TRIGRAM_FIELD_NATIVE, TrigramIndexBuilder, type TrigramField } from '../../runtime/indexes/trigram-index.js';
-import { trigramsOf } from '../../runtime/text/trigram.js';
+import { isAsciiRangeCode, trigramsOf } from '../../runtime/text/trigram.js';
 import { unaccent } from '../../runtime/text/unaccent.js';
 
 interface Named {
@@ -28,9 +28,6 @@ interface Named {
 function sameTrigrams(a: Int32Array, b: Int32Array): boolean {
   return a.length === b.length && a.every((code, i) => code === b[i]);
 }
-
-/** Whether all three bytes of a code are below 0x80: a code a query of ASCII letters and digits can have (hashed codes land there too). */
-const asciiRangeCode = (code: number): boolean => (code & 0x808080) === 0;
 
 /**
  * `trigram-pq.` and `trigram-pq-info.`, one (row, field) at a time, in (row, field) order. A doc
@@ -64,7 +61,7 @@ class PlainQueryDocs {
     if (plain === null) return;
     const kept = new Set(unaccented);
     const lost = plain.filter((code) => !kept.has(code));
-    if (unaccented.length > plain.length || lost.some(asciiRangeCode)) this.addDoc(row, field, plain, 1);
+    if (unaccented.length > plain.length || lost.some(isAsciiRangeCode)) this.addDoc(row, field, plain, 1);
     else for (const code of lost) this.guard.add(code);
   }
 

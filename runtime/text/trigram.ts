@@ -152,6 +152,14 @@ function collectTrigrams(text: string): number {
   return count;
 }
 
+/**
+ * Whether all three bytes of a trigram code are below 0x80: the codes of three ASCII characters,
+ * which is all a query of ASCII characters holds (a hashed code can land there too).
+ */
+export function isAsciiRangeCode(code: number): boolean {
+  return (code & 0x808080) === 0;
+}
+
 /** The distinct trigram codes of `text`, ascending. */
 export function trigramsOf(text: string): Int32Array {
   const count = collectTrigrams(text);

@@ -43,7 +43,7 @@
 // first ended with (TrigramIndex.resultFloor): the combined k-th best row score is at least A's,
 // so a doc below A's floor cannot rank or tie, and a higher threshold counts fewer posting lists.
 import { type TrigramIndex } from '../../indexes/trigram-index.js';
-import { trigramsOf } from '../../text/trigram.js';
+import { isAsciiRangeCode, trigramsOf } from '../../text/trigram.js';
 import { unaccent } from '../../text/unaccent.js';
 
 /** The trigram indexes of an entity (see above) and what each search needs besides. */
@@ -128,11 +128,8 @@ function skipsUnchanged(plainCodes: Int32Array, unaccentedCodes: Int32Array, unc
 }
 
 /** Whether P may answer a plain query alone (see above): none of its codes is a guard code. */
-function plainQueryAdmits(q: string, codes: Int32Array | null, guard: Int32Array): boolean {
-  if (isAscii(q)) return true;
-  for (const code of codes ?? trigramsOf(q)) {
-    if ((code & 0x808080) !== 0 && holds(guard, code)) return false;
-  }
+function plainQueryAdmits(codes: Int32Array, guard: Int32Array): boolean {
+  for (const code of codes) if (!isAsciiRangeCode(code) && holds(guard, code)) return false;
   return true;
 }
 
@@ -178,20 +175,15 @@ function run(index: TrigramIndex, q: string, threshold: number, options: NameMat
  */
 export function nameMatches(indexes: NameTrigrams, q: string, threshold: number, options: NameMatchOptions): NameMatches {
   const uq = unaccent(q);
-  // Most queries are their own unaccent form: no trigrams to compare.
-  if (uq === q && plainQueryAdmits(q, null, indexes.plainQueryGuard)) {
+  // Most queries are ASCII and their own unaccent form: no trigrams to compare or check.
+  const plainCodes = uq === q && isAscii(q) ? null : trigramsOf(q);
+  const unaccentedCodes = plainCodes === null || uq === q ? plainCodes : trigramsOf(uq);
+  if (plainCodes === null || (sameCodes(unaccentedCodes!, plainCodes) && plainQueryAdmits(plainCodes, indexes.plainQueryGuard))) {
     out.count = 0;
     run(indexes.trigramPlainQuery, q, threshold, options);
     return out;
   }
-  const plainCodes = trigramsOf(q);
-  const unaccentedCodes = uq === q ? plainCodes : trigramsOf(uq);
-  if (sameCodes(unaccentedCodes, plainCodes) && plainQueryAdmits(q, plainCodes, indexes.plainQueryGuard)) {
-    out.count = 0;
-    run(indexes.trigramPlainQuery, q, threshold, options);
-    return out;
-  }
-  return byHalves(indexes, q, uq, skipsUnchanged(plainCodes, unaccentedCodes, indexes.unchangedCodes), threshold, options);
+  return byHalves(indexes, q, uq, plainCodes, unaccentedCodes!, threshold, options);
 }
 
 /**
@@ -201,12 +193,13 @@ export function nameMatches(indexes: NameTrigrams, q: string, threshold: number,
 export function nameMatchesByHalves(indexes: NameTrigrams, q: string, threshold: number, options: NameMatchOptions): NameMatches {
   const uq = unaccent(q);
   const plainCodes = trigramsOf(q);
-  return byHalves(indexes, q, uq, skipsUnchanged(plainCodes, uq === q ? plainCodes : trigramsOf(uq), indexes.unchangedCodes), threshold, options);
+  return byHalves(indexes, q, uq, plainCodes, uq === q ? plainCodes : trigramsOf(uq), threshold, options);
 }
 
-/** The plain half (A, over the changed docs alone when `changedOnly`), then the unaccent half (P without the own docs). */
-function byHalves(indexes: NameTrigrams, q: string, uq: string, changedOnly: boolean, threshold: number, options: NameMatchOptions): NameMatches {
+/** The plain half (A, over the changed docs alone when it can skip the others), then the unaccent half (P without the own docs). */
+function byHalves(indexes: NameTrigrams, q: string, uq: string, plainCodes: Int32Array, unaccentedCodes: Int32Array, threshold: number, options: NameMatchOptions): NameMatches {
   out.count = 0;
+  const changedOnly = skipsUnchanged(plainCodes, unaccentedCodes, indexes.unchangedCodes);
   const plainFloor = run(changedOnly ? indexes.trigramChanged : indexes.trigram, q, threshold, options);
   run(indexes.trigramPlainQuery, uq, plainFloor, options, indexes.plainQueryOwnDocs);
   return out;
