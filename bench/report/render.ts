@@ -191,7 +191,8 @@ export function windowMedians(f: LoadResult): Percentiles {
 function latencyCell(stats: RunStats | undefined): string {
   if (!stats) return '–';
   if (!stats.fixed) return `saturates (${stats.fixedSkipped ?? 'not run'})`;
-  return fixedRateCell(stats.fixed, stats.fixedRetransmits);
+  const busiest = stats.fixedBusiestThreadShare;
+  return fixedRateCell(stats.fixed, stats.fixedRetransmits) + (busiest != null ? ` · busiest thread ${Math.round(100 * busiest)} % of the requests` : '');
 }
 
 /** One fixed-rate run: the median window's p50 / p99 / p99.9, the run's p99, and what disturbed it. */
@@ -551,6 +552,7 @@ export function renderReport(data: ReportData): string {
     `Open-loop load at half of geoapi’s peak for the operation, ${o.fixedSeconds} s per system${o.warmupSeconds > 0 ? ` after ${o.warmupSeconds} s at the same rate` : ''}. ` +
       'Latency counts from when a request was due, not from when a busy connection could send it, so a stalled server is not hidden (no coordinated omission). ' +
       'Each run is cut into three consecutive windows; the table gives the median window’s p50 / p99 / p99.9, then the p99 of the whole run, which a single pause of another process on the shared machine can dominate. ' +
+      'For geoapi, the share of the run’s requests its busiest request thread answered (its metrics): the kernel deals each of the 32 connections to one thread (SO_REUSEPORT), so the split differs from run to run, and the busier thread queues longer. ' +
       'A system whose peak is below the rate is not run at it: it would only queue. ' +
       '“floor” is the same run (rate, request list, generator) against a bare uWebSockets.js handler on one thread that writes a body of geoapi’s mean answer size for the operation and does nothing else: what the machine and the generator add to any server’s latency during this report.',
     '',

@@ -82,6 +82,8 @@ export interface RunStats {
   /** geoapi: share of the run's requests answered from its response cache (null: not read). */
   saturationCacheHits: number | null;
   fixedCacheHits: number | null;
+  /** geoapi: the busiest request thread's share of the fixed-rate run's requests (its metrics; null: not read). */
+  fixedBusiestThreadShare: number | null;
 }
 
 export interface WorkloadResult {
@@ -236,6 +238,25 @@ async function cacheLookups(system: LiveSystem, key: string): Promise<Map<string
     counts.set(cache, entry);
   }
   return counts;
+}
+
+/** Requests answered so far by each of geoapi's request threads (its metrics), or null. */
+async function threadRequests(system: LiveSystem, key: string): Promise<number[] | null> {
+  if (system.metricsUrl === null) return null;
+  const counts: number[] = [];
+  for (const line of (await get(system.metricsUrl, key)).body.split('\n')) {
+    const thread = /^geoapi_thread_requests_total\{thread="(\d+)"\} (\S+)$/.exec(line);
+    if (thread !== null) counts[Number(thread[1])] = Number(thread[2]);
+  }
+  return counts.length > 0 ? counts : null;
+}
+
+/** The busiest thread's share of the requests answered between two readings. */
+function busiestShare(before: number[] | null, after: number[] | null): number | null {
+  if (before === null || after === null) return null;
+  const answered = after.map((count, thread) => count - (before[thread] ?? 0));
+  const total = answered.reduce((sum, n) => sum + n, 0);
+  return total > 0 ? Math.max(...answered) / total : null;
 }
 
 /** Hits ÷ lookups between two readings, for one workload's operation (the mix: all of them). */
@@ -608,6 +629,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
           fixedSkipped: null,
           saturationCacheHits,
           fixedCacheHits: null,
+          fixedBusiestThreadShare: null,
         };
         await drain(system, options.workers, probePath, key);
       }
@@ -627,9 +649,11 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
         const t = performance.now();
         const traceFrom = system.server.output().length;
         const lookupsBefore = await cacheLookups(system, key);
+        const threadsBefore = await threadRequests(system, key);
         stats.fixed = await driver.fixedRate(system.server.port, key, pathsFile(name), options.fixedSeconds, result.targetRate);
         const wall = (performance.now() - t) / 1000;
         stats.fixedCacheHits = hitRatio(lookupsBefore, await cacheLookups(system, key), name);
+        stats.fixedBusiestThreadShare = busiestShare(threadsBefore, await threadRequests(system, key));
         if (name === 'mix' && system.name === 'geoapi' && gc !== null) {
           gc.fixed = summarizeGc(system.server.output().slice(traceFrom));
           gc.fixedSeconds = wall;

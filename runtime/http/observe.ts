@@ -44,6 +44,13 @@ export class RequestMetrics {
     this.counts = new Float64Array(n);
   }
 
+  /** Requests answered by this worker since it started (every operation, every status). */
+  get answered(): number {
+    let total = 0;
+    for (let op = 0; op < this.counts.length; op++) total += this.counts[op]!;
+    return total;
+  }
+
   /** `operation`: an index into operationNames. */
   request(operation: number, status: number, seconds: number): void {
     this.requests[operation * STATUS_SLOTS + (status > 0 && status < STATUS_SLOTS ? status : 0)]! += 1;

@@ -114,7 +114,7 @@ async function main(): Promise<void> {
           break;
         }
         case 'metrics':
-          post({ type: 'metrics', id: message.id, metrics: [...(observer.metrics?.toJson() ?? []), ...threadMetrics(responses().stats())] });
+          post({ type: 'metrics', id: message.id, metrics: [...(observer.metrics?.toJson() ?? []), ...threadMetrics(responses().stats(), { index: init.threadIndex, answered: observer.metrics?.answered ?? null })] });
           break;
         case 'keys':
           keySnapshot = message.keys;

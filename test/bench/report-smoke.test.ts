@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +84,18 @@ describe('bench:report --smoke', () => {
       assert.ok(row, `no latency row for ${name}`);
       const floor = row.split('|').at(-2)!.trim();
       assert.match(floor, /^[\d.,]+ \/ [\d.,]+ \/ [\d.,]+ · run p99 [\d.,]+/, `${name}: ${row}`);
+    }
+  });
+
+  it('says what share of each fixed-rate run’s requests geoapi’s busiest request thread answered', () => {
+    // The kernel deals connections to the threads (SO_REUSEPORT): an uneven split shows beside the tail.
+    const latency = sectionText('## Latency at a fixed rate (half of geoapi’s peak)');
+    for (const name of [...OPERATIONS.map((op) => OPERATION_LABELS[op]), '**mix**']) {
+      const row = latency.split('\n').find((line) => line.startsWith(`| ${name} |`))!;
+      const share = / · busiest thread (\d+) % of the requests/.exec(row.split('|')[3]!);
+      assert.ok(share, `${name}: ${row}`);
+      // At least an even split's share (the report runs one thread per core).
+      assert.ok(Number(share[1]) >= Math.floor(100 / availableParallelism()) && Number(share[1]) <= 100, row);
     }
   });
 

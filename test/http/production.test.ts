@@ -121,6 +121,27 @@ describe('geoapi in production', () => {
     for (const name of ['geoapi_worker_heap_used_bytes', 'geoapi_worker_heap_total_bytes', 'geoapi_worker_external_bytes']) assert.ok(sample(text, name, {})! > 0, name);
   });
 
+  it('metrics count each thread’s answered requests and busy time, which add up to every request answered', async () => {
+    // Per thread, not summed: how the kernel spread the connections over the threads shows.
+    const read = async (): Promise<{ requests: number[]; busy: number[]; total: number }> => {
+      const text = (await request(server.metricsUrl!)).body;
+      const perThread = (name: string): number[] => ['0', '1'].map((thread) => sample(text, name, { thread })!);
+      let total = 0;
+      for (const line of text.split('\n')) if (line.startsWith('geoapi_requests_total{')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+      return { requests: perThread('geoapi_thread_requests_total'), busy: perThread('geoapi_thread_busy_seconds_total'), total };
+    };
+    const before = await read();
+    for (const value of [...before.requests, ...before.busy]) assert.ok(Number.isFinite(value) && value >= 0, JSON.stringify(before));
+    const sent = 24;
+    for (let i = 0; i < sent; i++) assert.ok((await server.get(`/v1/countries/US/postcodes/9410${i % 10}`, { plan: 'business' })).status < 500); // 200s and 404s: answered all the same
+    const after = await read();
+    const answered = after.requests[0]! - before.requests[0]! + (after.requests[1]! - before.requests[1]!);
+    assert.equal(answered, sent);
+    assert.equal(after.total - before.total, sent, 'the threads’ counts and geoapi_requests_total agree');
+    assert.ok(after.busy[0]! >= before.busy[0]! && after.busy[1]! >= before.busy[1]!, 'busy time only grows');
+    assert.ok(after.busy[0]! + after.busy[1]! > before.busy[0]! + before.busy[1]!, 'answering took time on some thread');
+  });
+
   describe('HEAD', () => {
     it('HEAD on an operation answers the GET\'s status and headers, Content-Length of its body, and no body', async () => {
       for (const path of ['/v1/countries', '/v1/test/big', '/v1/countries/NOPE/states/X/cities?bad=1']) {
