@@ -192,7 +192,7 @@ function latencyCell(stats: RunStats | undefined): string {
   if (!stats) return '–';
   if (!stats.fixed) return `saturates (${stats.fixedSkipped ?? 'not run'})`;
   const busiest = stats.fixedBusiestThreadShare;
-  return fixedRateCell(stats.fixed, stats.fixedRetransmits) + (busiest != null ? ` · busiest thread ${Math.round(100 * busiest)} % of the requests` : '');
+  return fixedRateCell(stats.fixed, stats.fixedRetransmits) + (busiest !== null ? ` · busiest thread ${Math.round(100 * busiest)} % of the requests` : '');
 }
 
 /** One fixed-rate run: the median window's p50 / p99 / p99.9, the run's p99, and what disturbed it. */

@@ -3,7 +3,7 @@
 // entries, evictions) and its V8 heap. prom-client's default `geoapi_nodejs_heap_*` metrics
 // describe the main thread's heap only; every worker has a heap of its own. Per thread (label
 // `thread`, not summed): its requests and its busy time, to show how the kernel spread connections
-// over the threads (SO_REUSEPORT hashes each new connection to one; README, Operations).
+// over the threads (SO_REUSEPORT hashes each new connection to one; README, Health, metrics and logs).
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import type { MetricJson } from './observe.js';
