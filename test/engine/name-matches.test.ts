@@ -101,7 +101,7 @@ describe('nameMatches for accented queries', () => {
       // q searched over every doc, as before the changed docs had an index of their own.
       const everyDoc = { ...indexes, trigramChanged: indexes.trigram };
       // A fresh changed-docs index: its floor (0 until its first search) shows whether it was searched.
-      const watched = { ...indexes, trigramChanged: TrigramIndex.from(indexes.trigram.subset(indexes.changedDocs)) };
+      const watched = { ...indexes, trigramChanged: TrigramIndex.from(indexes.trigramChangedBytes) };
       assert.equal(watched.trigramChanged.resultFloor, 0);
       const rowEnd = store.cities.count;
       for (const q of accentedQueries(store, 80, 9)) {
@@ -117,7 +117,7 @@ describe('nameMatches for accented queries', () => {
   it('searches every doc for q when unaccent(q) has more trigrams (ß → ss) or an unchanged doc holds a trigram of q that unaccent(q) lacks', () => {
     const { store } = fixtureSnapshot();
     const indexes = searchContext(store).indexes('cities');
-    const fresh = () => ({ ...indexes, trigramChanged: TrigramIndex.from(indexes.trigram.subset(indexes.changedDocs)) });
+    const fresh = () => ({ ...indexes, trigramChanged: TrigramIndex.from(indexes.trigramChangedBytes) });
     const options = { rowStart: 0, rowEnd: store.cities.count };
     // A fresh changed-docs index's floor is 0 until its first search.
     const moreTrigrams = fresh();
@@ -166,7 +166,7 @@ describe('nameMatches for plain queries', () => {
       for (const q of queries) {
         for (const threshold of [0.2, 0.3, 0.5]) {
           // Fresh plain-half indexes: their floor (0 until their first search) shows whether they were searched.
-          const watched = { ...indexes, trigram: TrigramIndex.from(store.section(trigramSection('cities'))), trigramChanged: TrigramIndex.from(indexes.trigram.subset(indexes.changedDocs)) };
+          const watched = { ...indexes, trigram: TrigramIndex.from(store.section(trigramSection('cities'))), trigramChanged: TrigramIndex.from(indexes.trigramChangedBytes) };
           const alone = bestByDoc(nameMatches(watched, q, threshold, { rowStart: 0, rowEnd }));
           if (/^[\x00-\x7f]*$/.test(q)) assert.equal(watched.trigram.resultFloor + watched.trigramChanged.resultFloor, 0, `${JSON.stringify(q)}: trigram-pq. alone`);
           assert.deepEqual(alone, bestByDoc(nameMatchesByHalves(indexes, q, threshold, { rowStart: 0, rowEnd })), `nameMatches(${JSON.stringify(q)}, ${threshold})`);
@@ -181,7 +181,7 @@ describe('nameMatches for plain queries', () => {
     const indexes = searchContext(store).indexes('cities');
     const options = { rowStart: 0, rowEnd: store.cities.count };
     const searchedHalves = (q: string, guard: Int32Array): boolean => {
-      const watched = { ...indexes, plainQueryGuard: guard, trigramChanged: TrigramIndex.from(indexes.trigram.subset(indexes.changedDocs)) };
+      const watched = { ...indexes, plainQueryGuard: guard, trigramChanged: TrigramIndex.from(indexes.trigramChangedBytes) };
       nameMatches(watched, q, 0.2, options);
       return watched.trigramChanged.resultFloor > 0;
     };

@@ -35,8 +35,6 @@ export type SearchEntity = 'cities' | 'states' | 'countries';
 export const ENTITY_OF: Readonly<Record<SearchType, SearchEntity>> = { city: 'cities', state: 'states', country: 'countries' };
 
 export interface EntityIndexes extends NameTrigrams {
-  /** Per doc of `trigram`: 1 for the changed docs, whose (row, field) `trigram-ua.` holds (changedDocsOf). */
-  readonly changedDocs: Uint8Array;
   readonly geo: GeoIndex;
   readonly prefix: PrefixIndex;
   readonly prefixTranslations: PrefixIndex;
@@ -77,7 +75,6 @@ export class SearchContext {
       const table = store[entity];
       const population =
         entity === 'cities' ? store.relations.cityPopulation : entity === 'states' ? store.relations.statePopulation : store.relations.countryPopulation;
-      const trigramUnaccented = TrigramIndex.from(store.section(trigramUnaccentSection(entity)), 0, trigramUnaccentSection(entity));
       const trigram = TrigramIndex.from(store.section(trigramSection(entity)), 0, trigramSection(entity));
       const trigramPlainQuery = TrigramIndex.from(store.section(trigramPlainQuerySection(entity)), 0, trigramPlainQuerySection(entity));
       const infoSection = trigramPlainQueryInfoSection(entity);
@@ -86,7 +83,6 @@ export class SearchContext {
       if (plainQueryOwnDocs.length !== trigramPlainQuery.docCount) {
         throw new SnapshotFormatError(`${infoSection}: expected ${trigramPlainQuery.docCount} own-doc flags (the docs of ${trigramPlainQuerySection(entity)}), found ${plainQueryOwnDocs.length}`);
       }
-      // `trigram-ua.` is never searched (name-matches.ts): it says which docs are changed.
       for (const [index, section] of [
         [trigram, trigramSection(entity)],
         [trigramPlainQuery, trigramPlainQuerySection(entity)],
@@ -94,20 +90,18 @@ export class SearchContext {
         const longLists = store.derived(SHARED.trigramLongLists(section));
         if (longLists !== null) index.useLongLists(longLists, `${section} long lists (shared)`);
       }
-      const changedDocs = changedDocsOf(trigram, trigramUnaccented, table.count);
       const changedIndex = store.derived(SHARED.trigramChanged(entity));
       const unchangedCodes = store.derived(SHARED.unchangedCodes(entity));
       // The main thread's (shared.ts: SharedArrayBuffers), else built here.
       const changedOnly =
         changedIndex !== null && unchangedCodes !== null
           ? { changedIndex: changedIndex as SharedArrayBuffer, unchangedCodes: unchangedCodes as SharedArrayBuffer }
-          : changedOnlyBuffers(trigram, changedDocs);
+          : changedOnlyBuffers(trigram, TrigramIndex.from(store.section(trigramUnaccentSection(entity)), 0, trigramUnaccentSection(entity)), table.count);
       opened = {
         geo: GeoIndex.from(store.section(geoSection(entity)), geoSection(entity)),
         prefix: PrefixIndex.from(store.section(prefixSection(entity)), 0, prefixSection(entity)),
         prefixTranslations: PrefixIndex.from(store.section(prefixTranslationsSection(entity)), 0, prefixTranslationsSection(entity)),
         trigram,
-        changedDocs,
         trigramChanged: TrigramIndex.from(changedOnly.changedIndex, 0, `${trigramSection(entity)} changed docs`),
         unchangedCodes: new Int32Array(changedOnly.unchangedCodes),
         trigramPlainQuery,
@@ -197,9 +191,11 @@ export class SearchContext {
  * NameTrigrams.trigramChanged's index (TrigramIndex.subset of `trigram` to the changed docs) and
  * unchangedCodes' Int32Array (TrigramIndex.codesOutside), as SharedArrayBuffers: what the main
  * thread builds once for every thread (shared.ts takes them from its own context), or a thread
- * for itself when none came.
+ * for itself when none came. `trigram-ua.` (`trigramUnaccented`), never searched (name-matches.ts),
+ * is read only here: it says which docs are changed.
  */
-function changedOnlyBuffers(trigram: TrigramIndex, changedDocs: Uint8Array): { changedIndex: SharedArrayBuffer; unchangedCodes: SharedArrayBuffer } {
+function changedOnlyBuffers(trigram: TrigramIndex, trigramUnaccented: TrigramIndex, rowCount: number): { changedIndex: SharedArrayBuffer; unchangedCodes: SharedArrayBuffer } {
+  const changedDocs = changedDocsOf(trigram, trigramUnaccented, rowCount);
   const codes = trigram.codesOutside(changedDocs);
   const unchangedCodes = new SharedArrayBuffer(codes.byteLength);
   new Int32Array(unchangedCodes).set(codes);
