@@ -1,6 +1,6 @@
 // Per-request key lookup in a worker: HMAC the presented key once, one Map lookup. A small bounded
 // cache maps recently presented key strings to their entry so repeat callers skip the HMAC.
-import { createHmac } from 'node:crypto';
+import { createHmac, type Hmac } from 'node:crypto';
 import type { Caller } from '../contract/index.js';
 import { callerFor } from './gate.js';
 import { MAX_KEY_LENGTH, type KeyFile } from './keys.js';
@@ -41,6 +41,12 @@ interface Entry {
 }
 
 const CACHE_LIMIT = 4096;
+/**
+ * The last HMAC made, held on purpose. HMACs are made only for keys not in the cache, so at most
+ * full collections none is alive; the collection then frees their hidden classes, and V8 throws
+ * away the code of lookup and of the pipeline it is inlined into (runtime/http/keepsakes.ts says why).
+ */
+let lastHmac: Hmac | null = null;
 const NOT_FOUND: Entry = { caller: null as unknown as Caller, expiresMs: -Infinity };
 
 export class KeyIndex {
@@ -72,7 +78,9 @@ export class KeyIndex {
     if (presented.length === 0 || presented.length > MAX_KEY_LENGTH) return null;
     let entry = this.cache.get(presented);
     if (entry === undefined) {
-      entry = this.byHash.get(createHmac('sha256', this.secret).update(presented, 'utf8').digest('hex')) ?? NOT_FOUND;
+      const hmac = createHmac('sha256', this.secret);
+      lastHmac = hmac;
+      entry = this.byHash.get(hmac.update(presented, 'utf8').digest('hex')) ?? NOT_FOUND;
       // Bounded without bookkeeping: start over when full (a flood of random keys costs one HMAC each anyway).
       if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
       this.cache.set(presented, entry);

@@ -22,6 +22,7 @@ import { DEFAULT_COMPRESSION, type CompressionSettings } from './encoding.js';
 import { decodePathParam, parseQuery, QueryError } from './query.js';
 import { NO_OPERATION, redactedTarget, type RequestObserver } from './observe.js';
 import { StandInRequest, StandInResponse, targetOf, warmUpKeys } from './pipeline-warm-up.js';
+import { ANSWER, CONTEXT, Keepsakes, REPLY } from './keepsakes.js';
 import { registerProbes } from './probes.js';
 import { errorBody, negotiatesEncoding, UNAUTHORIZED_BODY, writeResponse, type Outgoing, type ResponseSettings } from './respond.js';
 import { exerciseResponseCache, PreparedBody, ResponseCache, responseKey, strongEtag } from './response-cache.js';
@@ -171,6 +172,8 @@ interface Scope {
   /** The X-Request-ID of each request, in order. */
   requestIds: RequestIds;
   observer: RequestObserver;
+  /** The last request's objects per route, held so V8 keeps the code made for them (keepsakes.ts). */
+  keepsakes: Keepsakes;
 }
 
 // The pipeline's objects are made by these alone, the warm-up's as the real ones: one hidden class
@@ -197,8 +200,8 @@ function settingsFor(dataVersion: string, settings: ResponseSettings): ResponseS
   return { dataVersion, privateMaxAgeSeconds, corsExposeHeaders, vary, cscHeaders, compression, log };
 }
 
-function scopeOf(serving: Serving, state: WorkerState, fixedNowMs: number | null, log: (message: string) => void, requestIds: RequestIds, observer: RequestObserver): Scope {
-  return { serving, state, fixedNowMs, log, requestIds, observer };
+function scopeOf(serving: Serving, state: WorkerState, fixedNowMs: number | null, log: (message: string) => void, requestIds: RequestIds, observer: RequestObserver, keepsakes: Keepsakes): Scope {
+  return { serving, state, fixedNowMs, log, requestIds, observer, keepsakes };
 }
 
 /**
@@ -280,9 +283,9 @@ export function buildApp(options: AppOptions): BuiltApp {
     log,
   };
   const serving = servingOf(store, engineFor(store), new ResponseCache(responseCacheBytes, store.manifest.dataVersion), settings);
-  const scope = scopeOf(serving, state, options.fixedNowMs, log, new RequestIds(idPrefix), options.observer);
-
   const routes: Route[] = operations.map((op) => ({ op, index: observer.indexOf(op.name), paramNames: paramNamesOf(op.path), policy: state.policy.operations.get(op.name)! }));
+  const keepsakes = new Keepsakes(Math.max(-1, ...routes.map((route) => route.index)) + 1);
+  const scope = scopeOf(serving, state, options.fixedNowMs, log, new RequestIds(idPrefix), options.observer, keepsakes);
   const refreshPolicy = (): void => refreshRoutes(scope, routes);
   refreshPolicy();
 
@@ -327,6 +330,7 @@ export function buildApp(options: AppOptions): BuiltApp {
     pending.serving = null;
     // Policy-derived settings carry over (a policy reload since prepareStore changed the current ones); the data version and the response cache are the new snapshot's.
     scope.serving = servingOf(next, made.engine, made.responses, settingsFor(next.manifest.dataVersion, previous.settings));
+    scope.keepsakes.forget();
     return previous.store;
   };
   return {
@@ -383,6 +387,7 @@ function serveRequest(scope: Scope, route: Route, res: UwsHttpResponse, req: Uws
       out = failure(scope, route, req, requestId, error, null);
     }
     if ('pending' in out) {
+      scope.keepsakes.keep(route.index, 0, ANSWER, out); // no status yet
       writeLater(scope, serving, res, route, out, requestId, head, startedAt);
       answered = true; // writeLater registers its own onAborted
       return;
@@ -391,6 +396,7 @@ function serveRequest(scope: Scope, route: Route, res: UwsHttpResponse, req: Uws
     out.headOnly = head;
     write(scope, serving.settings, res, req, out, requestId);
     answered = true;
+    scope.keepsakes.keep(route.index, out.status, ANSWER, out);
     observe(scope, route, req, out, requestId, startedAt);
   } finally {
     // uWS aborts the process when a handler returns unanswered without an abort handler: a bug
@@ -507,6 +513,8 @@ function afterQuota(scope: Scope, serving: Serving, route: Route, req: UwsHttpRe
     const ctx = new Context(params, query, caller, serving.engine, serving.store, now, req, route, scope.state.policy, decision);
     const reply = route.op.handle(ctx);
     if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body} or {status: 200, render}`);
+    scope.keepsakes.keep(route.index, 200, CONTEXT, ctx);
+    scope.keepsakes.keep(route.index, reply.status, REPLY, reply);
     return prepareBody(serving, route, ctx, reply, usageHeaders);
   } catch (error) {
     return failure(scope, route, req, requestId, error, counted);
@@ -693,7 +701,9 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], target: ServingTa
       const warmServing = servingOf(serving.store, serving.engine, new ResponseCache(PIPELINE_CACHE_BYTES, serving.responses.dataVersion), serving.settings);
       // A quota gate like the thread's, over counters of its own (QuotaGate.forWarmUp).
       const warmState = workerStateOf(state.policy, keys, state.quota.forWarmUp?.() ?? noQuotaGate, state.draining, state.warm);
-      warm = { scope: scopeOf(warmServing, warmState, scope.fixedNowMs, scope.log, new RequestIds('warm-up-'), scope.observer.quiet()), key, requests };
+      // The thread's keepsakes: the warm-up's objects are held until real requests replace them, so a
+      // full collection between ready and the first load throws none of the code away.
+      warm = { scope: scopeOf(warmServing, warmState, scope.fixedNowMs, scope.log, new RequestIds('warm-up-'), scope.observer.quiet(), scope.keepsakes), key, requests };
     },
   ];
   for (const route of routes) {
@@ -702,8 +712,10 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], target: ServingTa
       if (warm === null || request === undefined || target.serving() === null) return;
       for (let round = 0; round < PIPELINE_ROUNDS; round++) {
         const res = new StandInResponse();
-        serveRequest(warm.scope, route, res, new StandInRequest(route.op.path, request, warm.key), false);
+        const req = new StandInRequest(route.op.path, request, warm.key);
+        serveRequest(warm.scope, route, res, req, false);
         if (!res.status.startsWith('200 ')) scope.log(`warm-up: ${route.op.name} through the pipeline answered ${res.status}, expected 200`);
+        scope.keepsakes.keepStandIns(req, res);
       }
     });
   }
@@ -857,6 +869,7 @@ function writeLater(scope: Scope, serving: Serving, res: UwsHttpResponse, route:
       out.corsOrigin = corsOriginFor(scope, deferred.req);
       out.headOnly = head;
       write(scope, serving.settings, res, deferred.req, out, requestId);
+      scope.keepsakes.keep(route.index, out.status, ANSWER, out);
       observe(scope, route, deferred.req, out, requestId, startedAt);
     });
 }
