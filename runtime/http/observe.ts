@@ -190,6 +190,12 @@ export class RequestObserver {
 
   /** One with the same operations and settings whose counts are its own and which logs nothing: for the requests a thread sends itself while warming up. */
   quiet(): RequestObserver {
-    return new RequestObserver(this.operationNames, this.settings, () => {});
+    return new RequestObserver(this.operationNames, this.settings, emitNothing);
   }
 }
+
+/**
+ * The quiet observer's emit: one function for the thread's life. Code V8 optimized on a closure
+ * made per quiet observer named it, and was thrown away with it (keepsakes.ts says why).
+ */
+function emitNothing(): void {}

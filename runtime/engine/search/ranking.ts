@@ -112,6 +112,14 @@ export function copyOrReuse<C extends object>(item: C, into: C | undefined): C {
 }
 
 /**
+ * The last TopK of each ranking, held on purpose with its items: a search's TopK and its copies
+ * are garbage once it is answered, and a full collection that found none alive made V8 throw
+ * away the code of `offer` (runtime/http/keepsakes.ts says why).
+ */
+const lastTopK = new Map<unknown, object>();
+const KEPT_RANKINGS = 8;
+
+/**
  * Keeps the best `limit` items seen, in rank order, without sorting everything: an item that
  * does not beat the current worst is rejected with one comparison. `offer` copies nothing;
  * callers that reuse a scratch object pass `clone` to keep a copy only when it is kept. Once
@@ -125,7 +133,10 @@ export class TopK<C> {
     readonly limit: number,
     private readonly compare: (a: C, b: C) => number,
     private readonly clone: (item: C, into: C | undefined) => C = (item) => item,
-  ) {}
+  ) {
+    // A few rankings, each a module's constant; a comparator made per call is not held.
+    if (lastTopK.size < KEPT_RANKINGS || lastTopK.has(compare)) lastTopK.set(compare, this);
+  }
 
   /** True when `item` would be kept (lets callers skip expensive work for hopeless items). */
   wouldKeep(item: C): boolean {
