@@ -8,7 +8,8 @@
 // every full collection of a request thread threw away 12–21 functions of the request path
 // (serveRequest, writeResponse, the parameter parsers, Context, PreparedBody, …), and the first
 // one after ready ~40, among them parseRequest for the warm-up's stand-ins. Measured on the
-// fixture: with one request's objects kept per route, none (README, A replica just added).
+// fixture: with one request's objects kept per route, none (README, Memory: Compiling after
+// ready, "What a full collection threw away").
 //
 // Kept per route and per status, each replaced by the next of its kind: a few small objects each
 // (a cached answer's bytes are a view of the response cache's ring, which lives anyway), all let
