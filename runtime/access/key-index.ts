@@ -42,9 +42,9 @@ interface Entry {
 
 const CACHE_LIMIT = 4096;
 /**
- * The last HMAC made, held on purpose. HMACs are made only for keys not in the cache, so at most
- * full collections none is alive; the collection then frees their hidden classes, and V8 throws
- * away the code of lookup and of the pipeline it is inlined into (runtime/http/keepsakes.ts says why).
+ * The last HMAC made, held on purpose. HMACs are made only for keys not yet in the cache, so most
+ * full collections would find none alive and free their hidden classes; V8 then throws away the
+ * code of lookup and of the pipeline it is inlined into (runtime/http/keepsakes.ts says why).
  */
 let lastHmac: Hmac | null = null;
 const NOT_FOUND: Entry = { caller: null as unknown as Caller, expiresMs: -Infinity };
