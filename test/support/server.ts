@@ -131,6 +131,9 @@ export interface TestServer {
   exit(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** How long a test server may take to print that it listens (the full dataset's load is well within). */
+const READY_LINE_TIMEOUT_MS = 120_000;
+
 const children = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL');
@@ -242,13 +245,23 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
     let stdout = '';
     const ready = await new Promise<{ port: number; url: string; uws: UwsBuild; workerCode: { bundled: boolean; description: string }; store: { dataVersion: string }; metricsUrl: string | null }>((resolve, reject) => {
+      // Found anywhere in a line, not only at its start: with --trace-* node options, V8 prints to
+      // the same stdout through C's buffer, flushed at any byte, so the child's line (one write)
+      // can follow half a trace line. Looking only at line starts, a start waited forever.
+      const marker = /GEOAPI_TEST_(READY|FAILED) ([^\n]*)\n/;
+      const timer = setTimeout(() => reject(new Error(`test server printed no GEOAPI_TEST_READY line within ${READY_LINE_TIMEOUT_MS / 1000} s; logs:\n${stderr}`)), READY_LINE_TIMEOUT_MS);
       child.stdout!.on('data', (chunk: Buffer) => {
         stdout += chunk.toString('utf8');
-        const line = stdout.split('\n').find((l) => l.startsWith('GEOAPI_TEST_'));
-        if (line?.startsWith('GEOAPI_TEST_READY ')) resolve(JSON.parse(line.slice('GEOAPI_TEST_READY '.length)));
-        else if (line?.startsWith('GEOAPI_TEST_FAILED ')) reject(new Error(`test server did not start: ${JSON.parse(line.slice('GEOAPI_TEST_FAILED '.length))}\n${stderr}`));
+        const found = marker.exec(stdout);
+        if (found === null) return;
+        clearTimeout(timer);
+        if (found[1] === 'READY') resolve(JSON.parse(found[2]!));
+        else reject(new Error(`test server did not start: ${JSON.parse(found[2]!)}\n${stderr}`));
       });
-      void exited.then((code) => reject(new Error(`test server exited (code ${code}) before it was ready:\n${stderr}`)));
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`test server exited (code ${code}) before it was ready:\n${stderr}`));
+      });
     });
 
     const url = `http://127.0.0.1:${ready.port}`;
