@@ -250,10 +250,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       // can follow half a trace line. Looking only at line starts, a start waited forever.
       const marker = /GEOAPI_TEST_(READY|FAILED) ([^\n]*)\n/;
       const timer = setTimeout(() => reject(new Error(`test server printed no GEOAPI_TEST_READY line within ${READY_LINE_TIMEOUT_MS / 1000} s; logs:\n${stderr}`)), READY_LINE_TIMEOUT_MS);
+      let settled = false;
       child.stdout!.on('data', (chunk: Buffer) => {
         stdout += chunk.toString('utf8');
+        // Once settled, only kept for stdout(): a traced child prints megabytes after ready.
+        if (settled) return;
         const found = marker.exec(stdout);
         if (found === null) return;
+        settled = true;
         clearTimeout(timer);
         if (found[1] === 'READY') resolve(JSON.parse(found[2]!));
         else reject(new Error(`test server did not start: ${JSON.parse(found[2]!)}\n${stderr}`));
