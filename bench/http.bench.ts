@@ -236,6 +236,9 @@ function startGeoapi(name: string, cli: string, snapshotDir: string, keysFile: s
   const env: NodeJS.ProcessEnv = { ...process.env, GEOAPI_QUOTA: 'off' };
   if (responseCacheMb !== null) env['GEOAPI_RESPONSE_CACHE_MB'] = String(responseCacheMb);
   else delete env['GEOAPI_RESPONSE_CACHE_MB'];
+  // open-loop.ts pipelines requests and does not resend what a closed connection loses: with more
+  // than one thread, no connection is closed to even out the threads (a variable: older checkouts ignore it).
+  env['GEOAPI_REBALANCE_CONNECTIONS'] = 'off';
   return startChild(name, args, /geoapi listening on http:\/\/[^:]+:(\d+)/, env);
 }
 

@@ -202,7 +202,9 @@ function fixedRateCell(f: LoadResult, retransmits: number | null): string {
   const bound = f.generatorCores > 0.9 ? ' (load generator at its limit)' : '';
   const w = windowMedians(f);
   const disturbed = retransmits ? ` · ${retransmits} TCP retransmissions` : '';
-  return `${ms(w.p50)} / ${ms(w.p99)} / ${ms(w.p999)} · run p99 ${ms(f.p99)}${behind}${bound}${disturbed}`;
+  // Connections the server closed after an answer (geoapi evening out its threads), each replaced.
+  const reconnected = f.reconnects ? ` · ${int(f.reconnects)} connections closed by the server and reopened` : '';
+  return `${ms(w.p50)} / ${ms(w.p99)} / ${ms(w.p999)} · run p99 ${ms(f.p99)}${behind}${bound}${disturbed}${reconnected}`;
 }
 
 function latencyTable(data: ReportData): string {
@@ -552,7 +554,7 @@ export function renderReport(data: ReportData): string {
     `Open-loop load at half of geoapi’s peak for the operation, ${o.fixedSeconds} s per system${o.warmupSeconds > 0 ? ` after ${o.warmupSeconds} s at the same rate` : ''}. ` +
       'Latency counts from when a request was due, not from when a busy connection could send it, so a stalled server is not hidden (no coordinated omission). ' +
       'Each run is cut into three consecutive windows; the table gives the median window’s p50 / p99 / p99.9, then the p99 of the whole run, which a single pause of another process on the shared machine can dominate. ' +
-      'For geoapi, the share of the run’s requests its busiest request thread answered (its metrics): the kernel deals each of the 32 connections to one thread (SO_REUSEPORT), so the split differs from run to run, and the busier thread queues longer. ' +
+      'For geoapi, the share of the run’s requests its busiest request thread answered (its metrics): the kernel deals each of the 32 connections to one thread (SO_REUSEPORT), so the split differs from run to run, and the busier thread queues longer; a thread above its share closes a connection now and then (README: How requests spread over the threads), which the generator reopens, as any HTTP client does. ' +
       'A system whose peak is below the rate is not run at it: it would only queue. ' +
       '“floor” is the same run (rate, request list, generator) against a bare uWebSockets.js handler on one thread that writes a body of geoapi’s mean answer size for the operation and does nothing else: what the machine and the generator add to any server’s latency during this report.',
     '',

@@ -89,6 +89,7 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
       'slow-ms': { type: 'string' },
       'response-cache-mb': { type: 'string' },
       compression: { type: 'string' },
+      'rebalance-connections': { type: 'string' },
       'brotli-quality': { type: 'string' },
       'gzip-level': { type: 'string' },
     },
@@ -144,7 +145,17 @@ export function configFrom(args: readonly string[], env: Env): GeoapiConfig {
     observability: observabilityFrom(values, env),
     responseCacheBytes,
     compression: compressionFrom(values, env),
+    rebalanceConnections: onOffSetting('--rebalance-connections', values['rebalance-connections'] ?? env['GEOAPI_REBALANCE_CONNECTIONS'], true),
   };
+}
+
+/** An on|off setting (also 1/0, true/false); `fallback` when not given. */
+function onOffSetting(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (value === 'on' || value === '1' || value === 'true') return true;
+  if (value === 'off' || value === '0' || value === 'false') return false;
+  throw new ConfigError(`${name}: expected on or off, found ${JSON.stringify(raw)}`);
 }
 
 /** --compression on|off, --brotli-quality 0–11, --gzip-level 1–9 (and their GEOAPI_ variables); DEFAULT_COMPRESSION otherwise. */
@@ -223,6 +234,7 @@ export function describeConfig(config: GeoapiConfig): string[] {
     `console: ${config.console ? '/console on, with an in-memory playground key (shared Playground quota)' : 'off (--console turns it on)'}; OpenAPI document at /openapi.json`,
     `metrics: ${config.observability.metricsPort === null ? 'off (--metrics-port)' : `on ${config.observability.metricsHost}:${config.observability.metricsPort}`}; access log: ${config.observability.accessLog ? 'on' : 'off'}; slow requests logged from ${config.observability.slowMs} ms`,
     `response cache: ${config.responseCacheBytes === 0 ? 'off' : `${mib(config.responseCacheBytes)} for the process (${mib(Math.floor(config.responseCacheBytes / config.threads))} per thread)`}`,
+    `connection rebalancing: ${config.threads < 2 ? 'none (one request thread)' : config.rebalanceConnections ? 'on (a thread answering more than its share closes a keep-alive connection now and then)' : 'off'}`,
     `compression: ${config.compression.enabled ? `br quality ${config.compression.brotliQuality}, gzip level ${config.compression.gzipLevel}, answers from ${MIN_COMPRESS_LENGTH} bytes` : 'off (answers go out uncompressed)'}`,
   ];
 }

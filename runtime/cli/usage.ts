@@ -33,6 +33,9 @@ export const USAGE = `usage: geoapi <command> [options]
                              [--warm-up-requests <n>] requests each thread answers itself before
                              the server says ready, so V8 compiles the request path first
                              (GEOAPI_WARM_UP_REQUESTS; default ${DEFAULT_WARM_UP_REQUESTS}; 0 = none)
+                             [--rebalance-connections on|off] a thread answering more than its share
+                             closes a keep-alive connection now and then, so the client's new one is
+                             dealt again (GEOAPI_REBALANCE_CONNECTIONS; default on)
                              [--background-nice <0-19>] how much lower V8's compiler and GC helper
                              threads run than the request threads once ready
                              (GEOAPI_BACKGROUND_NICE; default 10; 0 = the same)

@@ -23,6 +23,7 @@ import { decodePathParam, parseQuery, QueryError } from './query.js';
 import { NO_OPERATION, redactedTarget, type RequestObserver } from './observe.js';
 import { StandInRequest, StandInResponse, targetOf, warmUpKeys } from './pipeline-warm-up.js';
 import { ANSWER, CONTEXT, Keepsakes, REPLY } from './keepsakes.js';
+import { Rebalancer } from './rebalance.js';
 import { registerProbes } from './probes.js';
 import { errorBody, negotiatesEncoding, UNAUTHORIZED_BODY, writeResponse, type Outgoing, type ResponseSettings } from './respond.js';
 import { exerciseResponseCache, PreparedBody, ResponseCache, responseKey, strongEtag } from './response-cache.js';
@@ -58,6 +59,8 @@ export interface AppOptions {
   responseCacheBytes: number;
   /** Requests sent through the pipeline before the first ready (soakStep); default 0. */
   warmUpRequests?: number;
+  /** Closes a keep-alive connection now and then while this thread answers more than its share (rebalance.ts); default: never. */
+  rebalancer?: Rebalancer;
   /** Whether and how answers are compressed (default DEFAULT_COMPRESSION). */
   compression?: CompressionSettings;
   log(message: string): void;
@@ -174,6 +177,8 @@ interface Scope {
   observer: RequestObserver;
   /** The last request's objects per route, held so V8 keeps the code made for them (keepsakes.ts). */
   keepsakes: Keepsakes;
+  /** Says which answers close their connection to even out the threads' shares (the warm-up's: none). */
+  rebalancer: Rebalancer;
 }
 
 // The pipeline's objects are made by these alone, the warm-up's as the real ones: one hidden class
@@ -200,8 +205,8 @@ function settingsFor(dataVersion: string, settings: ResponseSettings): ResponseS
   return { dataVersion, privateMaxAgeSeconds, corsExposeHeaders, vary, cscHeaders, compression, log };
 }
 
-function scopeOf(serving: Serving, state: WorkerState, fixedNowMs: number | null, log: (message: string) => void, requestIds: RequestIds, observer: RequestObserver, keepsakes: Keepsakes): Scope {
-  return { serving, state, fixedNowMs, log, requestIds, observer, keepsakes };
+function scopeOf(serving: Serving, state: WorkerState, fixedNowMs: number | null, log: (message: string) => void, requestIds: RequestIds, observer: RequestObserver, keepsakes: Keepsakes, rebalancer: Rebalancer): Scope {
+  return { serving, state, fixedNowMs, log, requestIds, observer, keepsakes, rebalancer };
 }
 
 /**
@@ -285,7 +290,7 @@ export function buildApp(options: AppOptions): BuiltApp {
   const serving = servingOf(store, engineFor(store), new ResponseCache(responseCacheBytes, store.manifest.dataVersion), settings);
   const routes: Route[] = operations.map((op) => ({ op, index: observer.indexOf(op.name), paramNames: paramNamesOf(op.path), policy: state.policy.operations.get(op.name)! }));
   const keepsakes = new Keepsakes(Math.max(-1, ...routes.map((route) => route.index)) + 1);
-  const scope = scopeOf(serving, state, options.fixedNowMs, log, new RequestIds(idPrefix), options.observer, keepsakes);
+  const scope = scopeOf(serving, state, options.fixedNowMs, log, new RequestIds(idPrefix), options.observer, keepsakes, options.rebalancer ?? Rebalancer.off());
   const refreshPolicy = (): void => refreshRoutes(scope, routes);
   refreshPolicy();
 
@@ -703,7 +708,7 @@ function pipelineSteps(scope: Scope, routes: readonly Route[], target: ServingTa
       const warmState = workerStateOf(state.policy, keys, state.quota.forWarmUp?.() ?? noQuotaGate, state.draining, state.warm);
       // The thread's keepsakes: the warm-up's objects are held until real requests replace them, so a
       // full collection between ready and the first load throws none of the code away.
-      warm = { scope: scopeOf(warmServing, warmState, scope.fixedNowMs, scope.log, new RequestIds('warm-up-'), scope.observer.quiet(), scope.keepsakes), key, requests };
+      warm = { scope: scopeOf(warmServing, warmState, scope.fixedNowMs, scope.log, new RequestIds('warm-up-'), scope.observer.quiet(), scope.keepsakes, scope.rebalancer.forWarmUp()), key, requests };
     },
   ];
   for (const route of routes) {
@@ -883,7 +888,9 @@ function write(scope: Scope, settings: ResponseSettings, res: UwsHttpResponse, r
     // Small bodies go out as they are: no need to read Accept-Encoding. Only bodies with an ETag can be a 304.
     const acceptEncoding = negotiatesEncoding(out) ? req.getHeader('accept-encoding') : '';
     const ifNoneMatch = out.prepared?.etag != null ? req.getHeader('if-none-match') : '';
-    writeResponse(res, out, requestId, acceptEncoding, settings, scope.state.draining, ifNoneMatch);
+    // While draining every connection closes; otherwise one now and then when this thread answers more than its share.
+    const rebalance = scope.rebalancer.onAnswer();
+    if (writeResponse(res, out, requestId, acceptEncoding, settings, scope.state.draining || rebalance, ifNoneMatch) && rebalance) scope.rebalancer.closing();
   } catch (error) {
     scope.log(`request ${requestId}: writing the response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     try {

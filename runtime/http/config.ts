@@ -53,6 +53,12 @@ export interface GeoapiConfig {
   responseCacheBytes: number;
   /** Whether and how answers are compressed: --compression, --brotli-quality, --gzip-level (and their GEOAPI_ variables); DEFAULT_COMPRESSION. */
   compression: CompressionSettings;
+  /**
+   * Whether a request thread answering more than its share of the requests closes a keep-alive
+   * connection after an answer now and then, so that the client reconnects and the kernel deals the
+   * new connection again (runtime/http/rebalance.ts): --rebalance-connections / GEOAPI_REBALANCE_CONNECTIONS, default on.
+   */
+  rebalanceConnections: boolean;
   /** Serve the interactive console at /console with an in-memory playground key: --console / GEOAPI_CONSOLE=1. */
   console: boolean;
   /** Metrics listener and request logs (issue 14). */

@@ -39,6 +39,8 @@ export interface WorkerInit {
   compression: CompressionSettings;
   /** GeoapiConfig.warmUpRequests: sent through the thread's pipeline before its first ready. */
   warmUpRequests: number;
+  /** Every thread's count of answers, one shared slot each (rebalance.ts); null: connections are not rebalanced. */
+  answerCounts: Int32Array | null;
   policyText: string;
   policySource: string;
   aliasHeaders: string[];

@@ -188,7 +188,9 @@ const lines = new HeaderLines();
 /**
  * Writes the whole response. `acceptEncoding` is the request's header ('' when absent; callers
  * may pass '' without reading it when negotiatesEncoding(out) is false);
- * `closeConnection` is set while draining so keep-alive clients move to another process;
+ * `closeConnection` is set while draining so keep-alive clients move to another process, and now
+ * and then to even out the threads (rebalance.ts); a bodiless answer (304, HEAD) cannot close
+ * it (below), and the result says whether the connection is closed;
  * `ifNoneMatch` is the request's If-None-Match ('' when absent): when it holds the ETag of the
  * representation chosen, the answer is a bodyless 304 with the same headers. The writes are
  * corked here, in the handler too, so that the response leaves in one send: uWS corks the socket
@@ -207,7 +209,7 @@ export function writeResponse(
   settings: ResponseSettings,
   closeConnection: boolean,
   ifNoneMatch = '',
-): void {
+): boolean {
   let status = out.status;
   let body = out.body;
   let encoding: Encoding = null;
@@ -227,6 +229,7 @@ export function writeResponse(
     }
   }
   res.cork(() => writeAll(res, out, requestId, settings, closeConnection, status, body, encoding, etag, bodiless));
+  return closeConnection && !bodiless && out.headOnly !== true;
 }
 
 /** Status line, headers and body (or none) of writeResponse, in that order. */

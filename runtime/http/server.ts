@@ -27,6 +27,7 @@ import { collectNow } from './collect.js';
 import { socketShareOf } from './socket-soak.js';
 import { planBackgroundPriority, type BackgroundPriority } from './background-priority.js';
 import { applyScavenge, chooseScavenge, type ScavengeChoice } from './scavenge.js';
+import { threadAnswerCounts } from './rebalance.js';
 import { loadUws, type UwsBuild } from './uws.js';
 import { chooseWorkerCode, type WorkerCode } from './worker-code.js';
 
@@ -230,6 +231,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // One budget for the process: each thread's cache gets its share.
     responseCacheBytes: Math.floor(config.responseCacheBytes / threads),
     warmUpRequests: config.warmUpRequests,
+    answerCounts: config.rebalanceConnections && threads > 1 ? threadAnswerCounts(threads) : null,
     compression: config.compression,
     policyText,
     policySource: policyFile,

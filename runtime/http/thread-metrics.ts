@@ -17,14 +17,18 @@ function perThread(name: string, help: string, thread: number, value: number): M
   return { name, help, type: 'counter', aggregator: 'sum', values: [{ value, labels: { thread } }] };
 }
 
-/** `thread`: the worker's index, and the requests it answered (null when it keeps no request counters). */
-export function threadMetrics(cache: ResponseCacheStats, thread: { index: number; answered: number | null }): MetricJson[] {
+/**
+ * `thread`: the worker's index, the requests it answered (null when it keeps no request counters)
+ * and the connections it closed to even out the threads' shares (rebalance.ts).
+ */
+export function threadMetrics(cache: ResponseCacheStats, thread: { index: number; answered: number | null; rebalanced: number }): MetricJson[] {
   const heap = getHeapStatistics();
   // The thread's event loop: time spent running callbacks (requests, timers) rather than waiting
   // for the kernel, since the thread started.
   const busySeconds = performance.eventLoopUtilization().active / 1000;
   return [
     ...(thread.answered === null ? [] : [perThread('geoapi_thread_requests_total', 'Requests answered, by request thread.', thread.index, thread.answered)]),
+    perThread('geoapi_thread_rebalanced_connections_total', 'Keep-alive connections a request thread closed after an answer because it answered more than its share of the requests (the client reconnects; --rebalance-connections).', thread.index, thread.rebalanced),
     perThread('geoapi_thread_busy_seconds_total', 'Time each request thread spent running (its event loop not waiting for the kernel) since it started.', thread.index, busySeconds),
     gauge('geoapi_response_cache_bytes', 'Bytes held by the response caches (bodies, compressed variants, keys), all threads.', cache.bytes),
     gauge('geoapi_response_cache_budget_bytes', 'Byte budget of the response caches, all threads together (--response-cache-mb).', cache.budgetBytes),

@@ -17,6 +17,7 @@ import type { MainToWorker, OperationsModule, WorkerInit, WorkerStart, WorkerToM
 import { createLogger, levelOf } from './log.js';
 import { RequestObserver } from './observe.js';
 import { threadMetrics } from './thread-metrics.js';
+import { Rebalancer } from './rebalance.js';
 import { loadUws, type UwsListenSocket } from './uws.js';
 
 const port = parentPort!;
@@ -87,7 +88,8 @@ async function main(): Promise<void> {
   let keySnapshot: KeySnapshot = init.keys;
   const state = workerStateOf(policy, new KeyIndex(keySnapshot, policy), createQuota(policy, start.quota), false, false);
   const observer = new RequestObserver(operations.map((op) => op.name), init.observe, (event, level, message) => requestLogger[level](event, message));
-  const built = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, warmUpRequests: init.warmUpRequests, compression: init.compression, log, console: init.console, observer });
+  const rebalancer = init.answerCounts === null ? Rebalancer.off() : new Rebalancer(init.answerCounts, init.threadIndex, init.threadCount);
+  const built = buildApp({ uws, operations, store, state, fixedNowMs: init.fixedNowMs, threadIndex: init.threadIndex, responseCacheBytes: init.responseCacheBytes, warmUpRequests: init.warmUpRequests, compression: init.compression, log, console: init.console, observer, rebalancer });
   const { app, refreshPolicy, swapStore, responses } = built;
   let listenSocket: UwsListenSocket | null = null;
   /** The first store, waiting for the main thread's derived structures ('derived') before its preparation. */
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
           break;
         }
         case 'metrics':
-          post({ type: 'metrics', id: message.id, metrics: [...(observer.metrics?.toJson() ?? []), ...threadMetrics(responses().stats(), { index: init.threadIndex, answered: observer.metrics?.answered ?? null })] });
+          post({ type: 'metrics', id: message.id, metrics: [...(observer.metrics?.toJson() ?? []), ...threadMetrics(responses().stats(), { index: init.threadIndex, answered: observer.metrics?.answered ?? null, rebalanced: rebalancer.closed })] });
           break;
         case 'keys':
           keySnapshot = message.keys;

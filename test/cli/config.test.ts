@@ -62,6 +62,16 @@ describe('configFrom', () => {
     assert.throws(() => configFrom([], { ...REQUIRED, GEOAPI_BACKGROUND_NICE: '-5' }), /--background-nice: expected an integer from 0 to 19, found "-5"/);
   });
 
+  it('rebalances connections between threads unless told not to (flag, then variable), and says so in the banner', () => {
+    assert.equal(configFrom([], REQUIRED).rebalanceConnections, true);
+    assert.equal(configFrom([], { ...REQUIRED, GEOAPI_REBALANCE_CONNECTIONS: 'off' }).rebalanceConnections, false);
+    assert.equal(configFrom(['--rebalance-connections', 'on'], { ...REQUIRED, GEOAPI_REBALANCE_CONNECTIONS: '0' }).rebalanceConnections, true);
+    assert.throws(() => configFrom(['--rebalance-connections', 'sometimes'], REQUIRED), /--rebalance-connections: expected on or off, found "sometimes"/);
+    assert.match(describeConfig(configFrom(['--threads', '2'], REQUIRED)).join('\n'), /^connection rebalancing: on \(/m);
+    assert.match(describeConfig(configFrom(['--threads', '2', '--rebalance-connections', 'off'], REQUIRED)).join('\n'), /^connection rebalancing: off$/m);
+    assert.match(describeConfig(configFrom(['--threads', '1'], REQUIRED)).join('\n'), /^connection rebalancing: none \(one request thread\)$/m);
+  });
+
   it('sends 9,000 warm-up requests through each thread\'s pipeline before ready unless told otherwise (flag, then variable; 0: none)', () => {
     assert.equal(configFrom([], REQUIRED).warmUpRequests, 9000);
     assert.equal(configFrom([], { ...REQUIRED, GEOAPI_WARM_UP_REQUESTS: '0' }).warmUpRequests, 0);

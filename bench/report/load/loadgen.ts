@@ -52,6 +52,8 @@ export interface LoadResult {
   receivedBytesPerSecond: number;
   non2xx: number;
   errors: number;
+  /** Connections the server closed after an answer (`Connection: close`), each replaced by a new one. */
+  reconnects: number;
   /** Open mode: requests due but never sent before the end (counted in the percentiles). */
   unsent: number;
   targetRate: number | null;
@@ -101,6 +103,8 @@ class Connection {
   index = 0;
   /** Bytes of the last answer, header block included. */
   answerBytes = 0;
+  /** The last answer said `Connection: close` (a server draining, or evening out its threads): the next request needs a new connection. */
+  closing = false;
   readonly socket: Socket;
 
   constructor(
@@ -150,6 +154,7 @@ class Connection {
       this.header = null;
       // "HTTP/1.1 200 …": the status is bytes 9–11; the header names are compared as bytes.
       this.status = (bytes[9]! - 48) * 100 + (bytes[10]! - 48) * 10 + (bytes[11]! - 48);
+      this.closing = hasHeader(bytes, end, CONNECTION_CLOSE);
       const length = contentLength(bytes, end);
       if (length < 0) {
         this.busy = false;
@@ -169,6 +174,16 @@ class Connection {
 }
 
 const CONTENT_LENGTH = [Buffer.from('\r\nContent-Length:'), Buffer.from('\r\ncontent-length:')];
+const CONNECTION_CLOSE = [Buffer.from('\r\nConnection: close'), Buffer.from('\r\nconnection: close')];
+
+/** Whether the header block bytes[0, end) has one of `lines`. */
+function hasHeader(bytes: Buffer, end: number, lines: Buffer[]): boolean {
+  for (const line of lines) {
+    const at = bytes.indexOf(line);
+    if (at >= 0 && at < end) return true;
+  }
+  return false;
+}
 
 /** The Content-Length value in the header block bytes[0, end), or -1. */
 function contentLength(bytes: Buffer, end: number): number {
@@ -219,6 +234,7 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
   let receivedBytes = 0;
   let non2xx = 0;
   let errors = 0;
+  let reconnects = 0;
   let stopping = false;
   const free: Connection[] = [];
   const worst: number[] = [];
@@ -263,6 +279,7 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
         receivedBytesPerSecond: receivedBytes / config.seconds,
         non2xx,
         errors,
+        reconnects,
         unsent,
         targetRate: open ? rate : null,
         ...latencies.percentiles(),
@@ -320,6 +337,14 @@ export function runLoad(config: LoadConfig): Promise<LoadResult> {
           receivedBytes += conn.answerBytes;
         }
         if (status < 200 || status > 299) non2xx++;
+      }
+      // As any HTTP client does: a connection the server closes is replaced, and the next request
+      // waits for its handshake (counted in its latency).
+      if (conn.closing) {
+        reconnects++;
+        const fresh = new Connection(config.port, onDone, onError);
+        connections[connections.indexOf(conn)] = fresh;
+        conn = fresh;
       }
       release(conn);
       if (stopping) {
