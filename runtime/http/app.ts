@@ -177,7 +177,7 @@ interface Scope {
   observer: RequestObserver;
   /** The last request's objects per route, held so V8 keeps the code made for them (keepsakes.ts). */
   keepsakes: Keepsakes;
-  /** Says which answers close their connection to even out the threads' shares (the warm-up's: none). */
+  /** Says which answers close their connection to even out the threads' shares (the warm-up's counts and never closes one). */
   rebalancer: Rebalancer;
 }
 
