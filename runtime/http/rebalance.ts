@@ -17,6 +17,12 @@
 export const REBALANCE_WINDOW = 256;
 /** A thread sheds a connection when its share of the window's answers is above fair share × (1 + this). */
 export const REBALANCE_TOLERANCE = 0.15;
+/**
+ * When no other thread answered anything since the last look, the thread may hold a lone client's
+ * connection, which no close can even out, or several connections all dealt to it, which one close
+ * may: then it closes at most one connection per this many ms.
+ */
+export const REBALANCE_LONE_INTERVAL_MS = 1000;
 
 /** The shared counts, one slot per thread (made by the main thread, sent with each thread's init). */
 export function threadAnswerCounts(threads: number): Int32Array {
@@ -30,6 +36,7 @@ export class Rebalancer {
   private answeredAtLook = 0;
   private allAtLook = 0;
   private closeNext = false;
+  private loneClosedAt = -Infinity;
   private readonly threshold: number;
 
   /**
@@ -40,6 +47,7 @@ export class Rebalancer {
     private readonly counts: Int32Array | null,
     private readonly threadIndex: number,
     threadCount: number,
+    private readonly nowMs: () => number = () => performance.now(),
   ) {
     this.threshold = threadCount > 1 ? (1 + REBALANCE_TOLERANCE) / threadCount : 2;
     // Counting goes on from the counts as they stand.
@@ -91,6 +99,11 @@ export class Rebalancer {
     this.allAtLook = all;
     // At most one connection per window: the client's new connection lands on any thread.
     this.closeNext = window > 0 && own > this.threshold * window;
+    if (this.closeNext && own === window) {
+      const now = this.nowMs();
+      if (now - this.loneClosedAt < REBALANCE_LONE_INTERVAL_MS) this.closeNext = false;
+      else this.loneClosedAt = now;
+    }
   }
 }
 

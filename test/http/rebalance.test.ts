@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { REBALANCE_WINDOW, Rebalancer, threadAnswerCounts } from '../../runtime/http/rebalance.js';
+import { REBALANCE_LONE_INTERVAL_MS, REBALANCE_WINDOW, Rebalancer, threadAnswerCounts } from '../../runtime/http/rebalance.js';
 import { fixtureModules } from './fixtures/modules.js';
 import { rawRequest, startTestServer, type TestServer } from '../support/server.js';
 
@@ -63,6 +63,27 @@ describe('Rebalancer', () => {
     assert.equal(busy!.closed, 1);
   });
 
+  it('closes at most one connection a second while no other thread answers anything (a lone client cannot be evened out)', () => {
+    let now = 0;
+    const counts = threadAnswerCounts(2);
+    const lone = new Rebalancer(counts, 0, 2, () => now);
+    new Rebalancer(counts, 1, 2, () => now); // answers nothing
+    const closedIn = (answers: number): number => {
+      let closed = 0;
+      for (let n = 0; n < answers; n++) {
+        if (!lone.onAnswer()) continue;
+        lone.closing();
+        closed++;
+      }
+      return closed;
+    };
+    assert.equal(closedIn(10 * REBALANCE_WINDOW), 1, 'the first window closes one, the next nine wait');
+    now += REBALANCE_LONE_INTERVAL_MS / 2;
+    assert.equal(closedIn(10 * REBALANCE_WINDOW), 0);
+    now += REBALANCE_LONE_INTERVAL_MS / 2;
+    assert.equal(closedIn(10 * REBALANCE_WINDOW), 1);
+  });
+
   it('never closes a connection with one thread, or when turned off', () => {
     const counts = threadAnswerCounts(1);
     assert.deepEqual(run([new Rebalancer(counts, 0, 1)], [50], 100), [0]);
@@ -95,19 +116,19 @@ describe('Rebalancer', () => {
   });
 });
 
-/** `count` requests one after another over one keep-alive connection at a time (a new one when the server closes it). */
-async function sequential(server: TestServer, count: number): Promise<{ statuses: Set<number>; closes: number; sockets: number }> {
+/** Requests one after another over one keep-alive connection at a time (a new one when the server closes it), until `closes` closes or `count` requests. */
+async function sequential(server: TestServer, count: number, closes = Infinity): Promise<{ statuses: Set<number>; closes: number; sockets: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const statuses = new Set<number>();
   const sockets = new Set<object>();
-  let closes = 0;
+  let closed = 0;
   try {
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < count && closed < closes; i++) {
       await new Promise<void>((resolve, reject) => {
         const req = http.get(`${server.url}/v1/countries`, { agent, headers: { 'X-GEOAPI-KEY': server.keys.business } }, (res) => {
           statuses.add(res.statusCode ?? 0);
           sockets.add(res.socket);
-          if (res.headers.connection === 'close') closes++;
+          if (res.headers.connection === 'close') closed++;
           res.resume();
           res.on('end', resolve);
         });
@@ -117,7 +138,7 @@ async function sequential(server: TestServer, count: number): Promise<{ statuses
   } finally {
     agent.destroy();
   }
-  return { statuses, closes, sockets: sockets.size };
+  return { statuses, closes: closed, sockets: sockets.size };
 }
 
 describe('a two-thread server rebalancing its connections', () => {
@@ -132,18 +153,6 @@ describe('a two-thread server rebalancing its connections', () => {
   });
   after(async () => {
     await Promise.all([on?.close(), off?.close()]);
-  });
-
-  it('closes the connection of a client that keeps one thread busier than the other, and answers every request', async () => {
-    // One connection at a time: its thread answers all of a window's requests, the other none.
-    const got = await sequential(on, 6 * REBALANCE_WINDOW);
-    assert.deepEqual([...got.statuses], [200]);
-    assert.ok(got.closes >= 3, `expected at least 3 connections closed in ${6 * REBALANCE_WINDOW} requests, found ${got.closes}`);
-    // Each close is followed by a new connection, unless it closed the last answer's.
-    assert.ok(got.sockets === got.closes || got.sockets === got.closes + 1, `${got.sockets} connections for ${got.closes} closes`);
-    const metrics = await (await fetch(on.metricsUrl!)).text();
-    const rebalanced = [...metrics.matchAll(/^geoapi_thread_rebalanced_connections_total\{thread="\d+"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
-    assert.equal(rebalanced, got.closes);
   });
 
   it('announces the close to a client pipelining a burst, and every answer before it is whole and in order', async () => {
@@ -168,6 +177,19 @@ describe('a two-thread server rebalancing its connections', () => {
     // Within two windows: the first look's window may still hold the answers of the test before.
     assert.ok(seen.length >= 1 && seen.length <= 2 * REBALANCE_WINDOW, `answers before the close: ${seen.length}`);
     assert.deepEqual(seen, Array.from({ length: seen.length }, (_, i) => i));
+  });
+
+  it('closes the connection of a lone client keeping one thread busy, at most once a second, and answers every request', async () => {
+    const rebalanced = async (): Promise<number> =>
+      [...(await (await fetch(on.metricsUrl!)).text()).matchAll(/^geoapi_thread_rebalanced_connections_total\{thread="\d+"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    const before = await rebalanced();
+    // One connection at a time: its thread answers every request of a window, the other none.
+    const got = await sequential(on, 40_000, 2);
+    assert.deepEqual([...got.statuses], [200]);
+    assert.equal(got.closes, 2);
+    // Each close is followed by a new connection, unless it closed the last answer's.
+    assert.ok(got.sockets === got.closes || got.sockets === got.closes + 1, `${got.sockets} connections for ${got.closes} closes`);
+    assert.equal((await rebalanced()) - before, got.closes);
   });
 
   it('keeps every connection open with --rebalance-connections off', async () => {

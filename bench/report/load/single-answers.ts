@@ -1,12 +1,12 @@
 // The report's single answers, in a process of their own: paths sent one at a time on one
-// keep-alive connection (a raw socket, not Node's http client, whose own parsing and collections
+// keep-alive connection (a new one when the server closes it) (a raw socket, not Node's http client, whose own parsing and collections
 // added up to a few ms), each timed from its write to its answer's last byte.
 //   node dist/bench/report/load/single-answers.js   ← one JSON SingleAnswersConfig on stdin
 //                                                   → one JSON SingleAnswersResult line on stdout
 // Not in the report's own process: that process reads the whole dataset and holds the workloads,
 // and a collection of its heap (a scavenge took 3–7 ms there, a full one tens to hundreds of ms)
 // stopped the client in the middle of an answer, which then counted as the server's time.
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,45 +32,59 @@ export interface SingleAnswersResult {
 /** Sends `config.paths` one at a time and times each answer. */
 export async function timeSingleAnswers(config: SingleAnswersConfig): Promise<SingleAnswersResult> {
   const { host, port, key, paths } = config;
-  const socket = connect(port, host);
-  socket.setNoDelay(true);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', resolve);
-    socket.once('error', reject);
-  });
   let received: Buffer = Buffer.alloc(0);
   let answered: ((head: string) => void) | null = null;
   let failed: ((error: Error) => void) | null = null;
-  socket.on('data', (chunk: Buffer) => {
-    received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
-    const headEnd = received.indexOf('\r\n\r\n');
-    if (headEnd < 0 || answered === null) return;
-    const head = received.subarray(0, headEnd).toString('latin1');
-    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-    const total = headEnd + 4 + (length ? Number(length[1]) : 0);
-    if (received.length < total) return;
-    received = received.subarray(total);
-    const done = answered;
-    answered = null;
-    done(head);
-  });
-  socket.on('error', (error) => failed?.(error));
-  socket.on('close', () => failed?.(new Error(`${host}:${port}: connection closed while timing single answers`)));
+  const open = async (): Promise<Socket> => {
+    const opened = connect(port, host);
+    opened.setNoDelay(true);
+    await new Promise<void>((resolve, reject) => {
+      opened.once('connect', resolve);
+      opened.once('error', reject);
+    });
+    received = Buffer.alloc(0);
+    opened.on('data', (chunk: Buffer) => {
+      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
+      const headEnd = received.indexOf('\r\n\r\n');
+      if (headEnd < 0 || answered === null) return;
+      const head = received.subarray(0, headEnd).toString('latin1');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+      const total = headEnd + 4 + (length ? Number(length[1]) : 0);
+      if (received.length < total) return;
+      received = received.subarray(total);
+      const done = answered;
+      answered = null;
+      done(head);
+    });
+    opened.on('error', (error) => failed?.(error));
+    opened.on('close', () => failed?.(new Error(`${host}:${port}: connection closed while timing single answers`)));
+    return opened;
+  };
+  let socket = await open();
   const answer = (path: string): Promise<string> =>
     new Promise<string>((resolve, reject) => {
       answered = resolve;
       failed = reject;
       socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nX-GEOAPI-KEY: ${key}\r\n\r\n`);
     });
+  // A server may close the connection after an answer (geoapi evening out its threads, README: How
+  // requests spread over the threads): a new one is opened then, before the next request is timed.
+  const reopenAfter = async (head: string): Promise<void> => {
+    if (!/\r\nconnection: *close/i.test(head)) return;
+    failed = null;
+    socket.destroy();
+    socket = await open();
+  };
   const result: SingleAnswersResult = { ms: [], requestIds: [] };
   try {
     // Each pass runs in a new process: its first answers used to take the client's compiling too.
-    for (let i = 0; i < config.warmUp.requests; i++) await answer(config.warmUp.path);
+    for (let i = 0; i < config.warmUp.requests; i++) await reopenAfter(await answer(config.warmUp.path));
     for (const path of paths) {
       const t = performance.now();
       const head = await answer(path);
       result.ms.push(Math.round((performance.now() - t) * 1000) / 1000); // µs are enough, and a shorter line
       result.requestIds.push(/\r\nx-request-id: *([^\r]*)/i.exec(head)?.[1] ?? '');
+      await reopenAfter(head);
     }
   } finally {
     failed = null;
