@@ -63,7 +63,7 @@ describe('Rebalancer', () => {
     assert.equal(busy!.closed, 1);
   });
 
-  it('closes at most one connection a second while no other thread answers anything (a lone client cannot be evened out)', () => {
+  it('closes at most one connection per REBALANCE_LONE_INTERVAL_MS while no other thread answers anything (a lone client cannot be evened out)', () => {
     let now = 0;
     const counts = threadAnswerCounts(2);
     const lone = new Rebalancer(counts, 0, 2, () => now);
@@ -179,7 +179,7 @@ describe('a two-thread server rebalancing its connections', () => {
     assert.deepEqual(seen, Array.from({ length: seen.length }, (_, i) => i));
   });
 
-  it('closes the connection of a lone client keeping one thread busy, at most once a second, and answers every request', async () => {
+  it('closes the connection of a lone client keeping one thread busy, at most once per REBALANCE_LONE_INTERVAL_MS, and answers every request', async () => {
     const rebalanced = async (): Promise<number> =>
       [...(await (await fetch(on.metricsUrl!)).text()).matchAll(/^geoapi_thread_rebalanced_connections_total\{thread="\d+"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
     const before = await rebalanced();
