@@ -3,10 +3,10 @@
 // requests all go where its connection went. With few connections (a balancer's upstream pool, a
 // load generator's 32) one thread often answers 60–75 % of the requests while the other has cores
 // to spare, and the busier thread's queue sets the tail (README, Health, metrics and logs: How
-// requests spread over the threads). uWebSockets.js 20.30 cannot hand accepted connections to threads in turn,
-// so a thread that answers more than its share closes one connection after an answer
-// (`Connection: close`, as draining does); the client reconnects, and the kernel hashes the new
-// connection afresh. Only the busier thread sheds, so connections drift towards the idler one.
+// requests spread over the threads). uWebSockets.js 20.30 cannot hand accepted connections to
+// threads in turn, so a thread that answers more than its share closes one connection after an
+// answer (`Connection: close`, as draining does); the client reconnects, and the kernel hashes the
+// new connection afresh. Only the busier thread sheds, so connections drift towards the idler one.
 //
 // Each thread writes its count of answered requests into its slot of one shared Int32Array; a
 // slot has one writer, and a read seeing a count a few requests old changes nothing here. Counts

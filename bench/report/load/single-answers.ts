@@ -1,6 +1,7 @@
 // The report's single answers, in a process of their own: paths sent one at a time on one
-// keep-alive connection (a new one when the server closes it) (a raw socket, not Node's http client, whose own parsing and collections
-// added up to a few ms), each timed from its write to its answer's last byte.
+// keep-alive connection, a new one when the server closes it (a raw socket, not Node's http
+// client, whose own parsing and collections added up to a few ms), each timed from its write to
+// its answer's last byte.
 //   node dist/bench/report/load/single-answers.js   ← one JSON SingleAnswersConfig on stdin
 //                                                   → one JSON SingleAnswersResult line on stdout
 // Not in the report's own process: that process reads the whole dataset and holds the workloads,
@@ -56,23 +57,25 @@ export async function timeSingleAnswers(config: SingleAnswersConfig): Promise<Si
       answered = null;
       done(head);
     });
-    opened.on('error', (error) => failed?.(error));
-    opened.on('close', () => failed?.(new Error(`${host}:${port}: connection closed while timing single answers`)));
+    // A connection replaced after the server closed it says nothing more.
+    opened.on('error', (error) => opened === socket && failed?.(error));
+    opened.on('close', () => opened === socket && failed?.(new Error(`${host}:${port}: connection closed while timing single answers`)));
     return opened;
   };
-  let socket = await open();
+  let socket: Socket | null = null;
+  socket = await open();
   const answer = (path: string): Promise<string> =>
     new Promise<string>((resolve, reject) => {
       answered = resolve;
       failed = reject;
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nX-GEOAPI-KEY: ${key}\r\n\r\n`);
+      socket!.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nX-GEOAPI-KEY: ${key}\r\n\r\n`);
     });
   // A server may close the connection after an answer (geoapi evening out its threads, README: How
   // requests spread over the threads): a new one is opened then, before the next request is timed.
   const reopenAfter = async (head: string): Promise<void> => {
     if (!/\r\nconnection: *close/i.test(head)) return;
     failed = null;
-    socket.destroy();
+    socket!.destroy();
     socket = await open();
   };
   const result: SingleAnswersResult = { ms: [], requestIds: [] };
