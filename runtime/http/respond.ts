@@ -228,11 +228,14 @@ export function writeResponse(
       encoding = null;
     }
   }
-  res.cork(() => writeAll(res, out, requestId, settings, closeConnection, status, body, encoding, etag, bodiless));
-  return closeConnection && !bodiless && out.headOnly !== true;
+  let closed = false;
+  res.cork(() => {
+    closed = writeAll(res, out, requestId, settings, closeConnection, status, body, encoding, etag, bodiless);
+  });
+  return closed;
 }
 
-/** Status line, headers and body (or none) of writeResponse, in that order. */
+/** Status line, headers and body (or none) of writeResponse, in that order; whether the connection closes after it. */
 function writeAll(
   res: UwsHttpResponse,
   out: Outgoing,
@@ -244,7 +247,7 @@ function writeAll(
   encoding: Encoding,
   etag: string | null,
   bodiless: boolean,
-): void {
+): boolean {
   let cacheControl: string | null = null;
   lines.clear(); // in case a write before this one threw halfway
   res.writeStatus(statusLine(status));
@@ -284,13 +287,16 @@ function writeAll(
   if (bodiless) {
     lines.flush(res);
     res.endWithoutBody();
-  } else if (out.headOnly === true) {
+    return false;
+  }
+  if (out.headOnly === true) {
     // endWithoutBody(length) leaves the response unanswered in uWS v20.30 (see above): the length is written as a header.
     lines.flush(res);
     res.writeHeader('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
     res.endWithoutBody();
-  } else {
-    lines.flush(res);
-    res.end(body, closeConnection);
+    return false;
   }
+  lines.flush(res);
+  res.end(body, closeConnection);
+  return closeConnection;
 }
