@@ -9,9 +9,9 @@
 // are never read. The few remaining candidates are checked against the lists left by bitmap or
 // binary search — exact, and it skips most of the long lists of common trigrams such as "  s".
 // searchTop() also raises the bar to the k-th best row score found so far, for callers that rank
-// rows and keep the first k. Over every doc and for short queries it goes group by group instead
-// (TrigramIndex.runByGroup), the groups whose docs can score highest first, so the bar rises
-// before most postings are read and each later group counts fewer lists.
+// rows and keep the first k. Over every doc, for queries of up to 12–18 trigrams, it goes group by
+// group instead (TrigramIndex.runByGroup), the groups whose docs can score highest first, so the
+// bar rises before most postings are read and each later group counts fewer lists.
 //
 // Payload (`trigram.<entity>`): ArrayPack of
 //   0 codes            Int32Array(trigrams)      distinct trigram codes (trigram.ts), ascending
@@ -34,17 +34,24 @@ import { trigramsOf } from '../text/trigram.js';
 const BITMAP_MIN_POSTINGS = 2048;
 
 /**
- * Top-k searches over every doc go group by group (TrigramIndex.runByGroup) below this threshold,
- * for queries of up to GROUPED_MAX_TRIGRAMS trigrams, in indexes of GROUPED_MIN_DOCS docs or more.
- * At a low threshold many rows reach it, so the k-th best row's score rises well above it; at
- * higher ones, for longer queries (their many groups each cost a pass over the lists) and in
- * smaller indexes (few postings to skip), the single pass of run() costs less. Measured on the
- * full dataset's cities (plain index, autocomplete's fills at 0.2, by query length, two runs):
- * 1.1–3× up to 8 trigrams, 1.0–1.14× at 9–10, 0.86–1.0× at 11–12; fuzzy at 0.3: 0.89–1.17×; the
- * unaccented index (30k docs): 0.7×.
+ * Top-k searches over every doc go group by group (TrigramIndex.runByGroup) for queries of up to
+ * GROUPED_MAX_TRIGRAMS trigrams (GROUPED_MAX_TRIGRAMS_LOW below GROUPED_LOW_THRESHOLD), in indexes
+ * of GROUPED_MIN_DOCS docs or more. Longer queries (their many groups each cost a pass over the
+ * lists) and smaller indexes (few postings to skip) take the single pass of run(). Below the low
+ * threshold many rows reach it and the k-th best row's score soon rises well above it; above it,
+ * fewer than k rows often match (most of fuzzy's typos at 0.3), the bar never rises, and a long
+ * query's groups cost more than run()'s pass over its lists: for a tenth of the queries of 12–18
+ * trigrams 1.1–1.6× the time. Measured on the full dataset's cities (plain-query index, the search
+ * bench's queries, the limits interleaved query by query in one process, fastest of 5 each),
+ * against 10 trigrams below 0.25 only: fuzzy at 0.3 took 0.63× the time at the median
+ * (p50 35.4 → 22.4 µs) and 0.85× on average, its p99 no longer; at 0.45 0.75× and 0.88×;
+ * autocomplete's fills at 0.2, for queries of 11–18 trigrams, 0.3–0.9× at the median, 0.7–0.8×
+ * on average. (An earlier round, on the code then, had measured 0.86–1.0× at 11–12 trigrams and fuzzy
+ * at 0.3 0.89–1.17×.) The unaccented index (30k docs): 0.7×.
  */
-const GROUPED_MAX_THRESHOLD = 0.25;
-const GROUPED_MAX_TRIGRAMS = 10;
+const GROUPED_LOW_THRESHOLD = 0.25;
+const GROUPED_MAX_TRIGRAMS_LOW = 18;
+const GROUPED_MAX_TRIGRAMS = 12;
 const GROUPED_MIN_DOCS = 65_536;
 /** Lists at least this long keep their group starts (TrigramIndex.groupStartsOf); shorter ones are read per query. */
 const GROUPED_MIN_POSTINGS = 64;
@@ -521,7 +528,7 @@ export class TrigramIndex {
       throw new RangeError(`trigram search: expected excludedDocs of ${this.docRows.length} docs, found ${excluded.length}`);
     }
     if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k, options.tieFloor, excluded, docStart, docEnd);
-    if (k > 0 && threshold < GROUPED_MAX_THRESHOLD && nq <= GROUPED_MAX_TRIGRAMS && this.searchesByGroup && docStart === 0 && docEnd === this.docRows.length) {
+    if (k > 0 && nq <= (threshold < GROUPED_LOW_THRESHOLD ? GROUPED_MAX_TRIGRAMS_LOW : GROUPED_MAX_TRIGRAMS) && this.searchesByGroup && docStart === 0 && docEnd === this.docRows.length) {
       return this.runByGroup(nq, listCount, threshold, k, options.tieFloor, excluded);
     }
     const countedLists = listCount - minCommon + 1;

@@ -417,7 +417,7 @@ describe('TrigramIndex', () => {
     }
   });
 
-  it('searchTop over every doc of a large index, group by group for short queries at low thresholds, answers as brute force, with its own long lists or another instance’s: thresholds from 0.05 to 1, rounded tie floors, excluded docs, docs of every length', () => {
+  it('searchTop over every doc of a large index, group by group for queries of up to 18 trigrams below 0.25 and 12 above, answers as brute force, with its own long lists or another instance’s: thresholds from 0.05 to 1, rounded tie floors, excluded docs, docs of every length', () => {
     const random = prng(43);
     const words = ['san', 'sant', 'santa', 'saint', 'sa', 'maria', 'mar', 'del', 'de', 'la', 'rio', 'nova', 'cruz', 'são', 'zürich', 'москва'];
     const docs: Doc[] = [];
@@ -440,9 +440,13 @@ describe('TrigramIndex', () => {
     // Rounded to 2 decimals, as autocomplete ranks: every doc whose rounded score ties the k-th row's.
     const roundedTieFloor = (kth: number): number => Math.round(kth * 100) / 100 - 0.005;
     const shortDocs = docs.filter((d) => d.text.length < 40);
-    for (let i = 0; i < 80; i++) {
-      const query = random() < 0.7 ? typo(random, pick(random, shortDocs).text) : pick(random, words);
-      const threshold = pick(random, [0.05, 0.1, 0.2, 0.2, 0.2, 0.3, 1]);
+    const lengths = new Set<number>();
+    for (let i = 0; i < 120; i++) {
+      const draw = random();
+      // Mostly a typo'd name, some single words, and some two names run together (over 18 trigrams).
+      const query = draw < 0.6 ? typo(random, pick(random, shortDocs).text) : draw < 0.85 ? pick(random, words) : typo(random, `${pick(random, shortDocs).text} ${pick(random, shortDocs).text}`);
+      lengths.add(trigramsOf(query).length);
+      const threshold = pick(random, [0.05, 0.1, 0.2, 0.2, 0.2, 0.3, 0.45, 0.7, 1]);
       const k = pick(random, [1, 3, 10, 10, 100]);
       const excluded = random() < 0.3;
       const tieFloor = random() < 0.5 ? roundedTieFloor : undefined;
@@ -459,6 +463,9 @@ describe('TrigramIndex', () => {
       assert.deepEqual(found, new Map([...all].filter(([, score]) => score >= bar)), where);
       assert.equal(top.floor, bar, `${where}: floor`);
     }
+    // Both ways: group by group (up to 12 or 18 trigrams, GROUPED_MAX_TRIGRAMS[_LOW]) and the single pass beyond.
+    assert.ok([...lengths].some((n) => n >= 11 && n <= 18), `query lengths in trigrams: ${[...lengths].sort((a, b) => a - b).join(', ')}`);
+    assert.ok([...lengths].some((n) => n > 18), `query lengths in trigrams: ${[...lengths].sort((a, b) => a - b).join(', ')}`);
   });
 
   it('searchTop refuses a k that is not a positive integer', () => {
