@@ -40,14 +40,14 @@ const BITMAP_MIN_POSTINGS = 2048;
  * lists) and smaller indexes (few postings to skip) take the single pass of run(). Below the low
  * threshold many rows reach it and the k-th best row's score soon rises well above it; above it,
  * fewer than k rows often match (most of fuzzy's typos at 0.3), the bar never rises, and a long
- * query's groups cost more than run()'s pass over its lists: for a tenth of the queries of 12–18
+ * query's groups cost more than run()'s pass over its lists: for a tenth of the queries of 13–18
  * trigrams 1.1–1.6× the time. Measured on the full dataset's cities (plain-query index, the search
  * bench's queries, the limits interleaved query by query in one process, fastest of 5 each),
  * against 10 trigrams below 0.25 only: fuzzy at 0.3 took 0.63× the time at the median
  * (p50 35.4 → 22.4 µs) and 0.85× on average, its p99 no longer; at 0.45 0.75× and 0.88×;
  * autocomplete's fills at 0.2, for queries of 11–18 trigrams, 0.3–0.9× at the median, 0.7–0.8×
- * on average. (An earlier round, on the code then, had measured 0.86–1.0× at 11–12 trigrams and fuzzy
- * at 0.3 0.89–1.17×.) The unaccented index (30k docs): 0.7×.
+ * on average. (An earlier round, on the code then, had measured 0.86–1.0× at 11–12 trigrams and
+ * fuzzy at 0.3 0.89–1.17×.) The unaccented index (30k docs): 0.7×.
  */
 const GROUPED_LOW_THRESHOLD = 0.25;
 const GROUPED_MAX_TRIGRAMS_LOW = 18;
@@ -587,7 +587,8 @@ export class TrigramIndex {
     // A pass of its own only when countFurther may count a further list (below); else step 3 takes
     // every touched doc, prunes it with the same bound, at least as tight (its bar only rises), and
     // clears its state. Measured (full dataset's cities, the search bench's queries, interleaved,
-    // fastest of 5): run()'s queries of 15 trigrams or more took 0.92–0.94× the time on average.
+    // fastest of 5): fuzzy's queries of 15 trigrams or more (run()'s at 0.3) took 0.91–0.95× the
+    // time on average, autocomplete's fills of 19 or more 0.85–0.95×.
     let candidateCount = touchedCount;
     if (this.countsFurther(listCount, firstGroup, widestGroup)) {
       const candidatesIn = this.candidatesIn.fill(0);

@@ -417,7 +417,7 @@ describe('TrigramIndex', () => {
     }
   });
 
-  it('searchTop over every doc of a large index, group by group for queries of up to 18 trigrams below 0.25 and 12 above, answers as brute force, with its own long lists or another instance’s: thresholds from 0.05 to 1, rounded tie floors, excluded docs, docs of every length', () => {
+  it('searchTop over every doc of a large index, group by group for queries of up to 18 trigrams below threshold 0.25 and 12 from it, answers as brute force, with its own long lists or another instance’s: thresholds from 0.05 to 1, rounded tie floors, excluded docs, docs of every length', () => {
     const random = prng(43);
     const words = ['san', 'sant', 'santa', 'saint', 'sa', 'maria', 'mar', 'del', 'de', 'la', 'rio', 'nova', 'cruz', 'são', 'zürich', 'москва'];
     const docs: Doc[] = [];
