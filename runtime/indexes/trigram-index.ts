@@ -44,9 +44,9 @@ const BITMAP_MIN_POSTINGS = 2048;
  * trigrams 1.1–1.6× the time. Measured on the full dataset's cities (plain-query index, the search
  * bench's queries, the limits interleaved query by query in one process, fastest of 5 each),
  * against 10 trigrams below 0.25 only: fuzzy at 0.3 took 0.63× the time at the median
- * (p50 35.4 → 22.4 µs) and 0.85× on average, its p99 no longer; at 0.45 0.75× and 0.88×;
- * autocomplete's fills at 0.2, for queries of 11–18 trigrams, 0.3–0.9× at the median, 0.7–0.8×
- * on average. (An earlier round, on the code then, had measured 0.86–1.0× at 11–12 trigrams and
+ * (p50 35.4 → 22.4 µs) and 0.85× on average, its p99 no longer; at 0.45 0.75× and 0.88–0.91×,
+ * at 0.7 0.93× and 0.95×; autocomplete's fills at 0.2, for queries of 11–18 trigrams, 0.3–0.9× at
+ * the median, 0.7–0.9× on average. (An earlier round, on the code then, had measured 0.86–1.0× at 11–12 trigrams and
  * fuzzy at 0.3 0.89–1.17×.) The unaccented index (30k docs): 0.7×.
  */
 const GROUPED_LOW_THRESHOLD = 0.25;
