@@ -9,9 +9,10 @@
 // are never read. The few remaining candidates are checked against the lists left by bitmap or
 // binary search — exact, and it skips most of the long lists of common trigrams such as "  s".
 // searchTop() also raises the bar to the k-th best row score found so far, for callers that rank
-// rows and keep the first k. Over every doc, for queries of up to 12–18 trigrams, it goes group by
-// group instead (TrigramIndex.runByGroup), the groups whose docs can score highest first, so the
-// bar rises before most postings are read and each later group counts fewer lists.
+// rows and keep the first k. Over every doc it goes group by group instead (TrigramIndex.runByGroup;
+// for queries of up to 18 or 28 trigrams from threshold 0.25, any below), the groups whose docs
+// can score highest first, so the bar rises before most postings are read and each later group
+// counts fewer lists.
 //
 // Payload (`trigram.<entity>`): ArrayPack of
 //   0 codes            Int32Array(trigrams)      distinct trigram codes (trigram.ts), ascending
@@ -35,23 +36,27 @@ const BITMAP_MIN_POSTINGS = 2048;
 
 /**
  * Top-k searches over every doc go group by group (TrigramIndex.runByGroup) for queries of up to
- * GROUPED_MAX_TRIGRAMS trigrams (GROUPED_MAX_TRIGRAMS_LOW below GROUPED_LOW_THRESHOLD), in indexes
- * of GROUPED_MIN_DOCS docs or more. Longer queries (their many groups each cost a pass over the
- * lists) and smaller indexes (few postings to skip) take the single pass of run(). Below the low
- * threshold many rows reach it and the k-th best row's score soon rises well above it; above it,
- * fewer than k rows often match (most of fuzzy's typos at 0.3), the bar never rises, and a long
- * query's groups cost more than run()'s pass over its lists: for a tenth of the queries of 13–18
- * trigrams 1.1–1.6× the time. Measured on the full dataset's cities (plain-query index, the search
- * bench's queries, the limits interleaved query by query in one process, fastest of 5 each),
- * against 10 trigrams below 0.25 only: fuzzy at 0.3 took 0.63× the time at the median
- * (p50 35.4 → 22.4 µs) and 0.85× on average, its p99 no longer; at 0.45 0.75× and 0.88–0.91×,
- * at 0.7 0.93× and 0.95×; autocomplete's fills at 0.2, for queries of 11–18 trigrams, 0.3–0.9× at
- * the median, 0.7–0.9× on average. (An earlier round, on the code then, had measured 0.86–1.0× at 11–12 trigrams and
- * fuzzy at 0.3 0.89–1.17×.) The unaccented index (30k docs): 0.7×.
+ * groupedMaxTrigrams(threshold) trigrams, in indexes of GROUPED_MIN_DOCS docs or more. Longer
+ * queries (their many groups each cost a pass over the lists) and smaller indexes (few postings
+ * to skip) take the single pass of run(). The lower the threshold, the more rows reach it and the
+ * further the k-th best row's score soon rises above it, which the groups after use; at high
+ * thresholds fewer than k rows often match, the bar never rises, and a long query's groups cost
+ * more than run()'s pass over its lists. Measured on the full dataset's cities (plain-query index,
+ * the search bench's queries and, for long queries, 300 of them run together with other city
+ * names to 14–100 characters; per query in one process, fastest of 5 each), group by group
+ * against the single pass: below 0.25 it took less time at every length (autocomplete's fills at
+ * 0.2, 41–100 trigrams: 0.85–0.87×; fuzzy at 0.1, 19+ trigrams: 0.5×); at 0.3 0.80× up to 26
+ * trigrams, 0.90× at 27–30, 1.01× at 31–40 and 1.07–1.42× beyond (at 0.35: 0.94× at 19–26,
+ * 1.02× at 27–30); at 0.45 0.88× up to 18 trigrams, 1.04× at 23–26, 1.5× at 41–55; at 0.7 0.98–1.0× up
+ * to 18, 1.06× at 19–22. Against the limits before (12 trigrams from 0.25, 18 below) with
+ * runByGroup's scan of bitmap lists: fuzzy at 0.3 0.83× on average (p99 0.83×), at 0.2 0.77×,
+ * at 0.45 0.93×, at 0.7 0.98×; autocomplete 0.84× (p99 0.60×); queries of 14–100 characters
+ * 0.98–1.0× at 0.3–0.7.
  */
-const GROUPED_LOW_THRESHOLD = 0.25;
-const GROUPED_MAX_TRIGRAMS_LOW = 18;
-const GROUPED_MAX_TRIGRAMS = 12;
+function groupedMaxTrigrams(threshold: number): number {
+  if (threshold < 0.25) return Infinity; // run() still takes queries of over MAX_COUNTED_LISTS lists (runWide)
+  return threshold < 0.4 ? 28 : 18;
+}
 const GROUPED_MIN_DOCS = 65_536;
 /** Lists at least this long keep their group starts (TrigramIndex.groupStartsOf); shorter ones are read per query. */
 const GROUPED_MIN_POSTINGS = 64;
@@ -528,7 +533,7 @@ export class TrigramIndex {
       throw new RangeError(`trigram search: expected excludedDocs of ${this.docRows.length} docs, found ${excluded.length}`);
     }
     if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k, options.tieFloor, excluded, docStart, docEnd);
-    if (k > 0 && nq <= (threshold < GROUPED_LOW_THRESHOLD ? GROUPED_MAX_TRIGRAMS_LOW : GROUPED_MAX_TRIGRAMS) && this.searchesByGroup && docStart === 0 && docEnd === this.docRows.length) {
+    if (k > 0 && nq <= groupedMaxTrigrams(threshold) && this.searchesByGroup && docStart === 0 && docEnd === this.docRows.length) {
       return this.runByGroup(nq, listCount, threshold, k, options.tieFloor, excluded);
     }
     const countedLists = listCount - minCommon + 1;
@@ -670,13 +675,13 @@ export class TrigramIndex {
    * docs can score highest first: min(n, nq) / max(n, nq), i.e. outward from n = nq. Within a
    * group n is known, so a doc needs m shared trigrams for the bar (the k-th best row's tie floor
    * so far, at least the threshold), and only the (lists − m + 1) shortest lists' postings of that
-   * group are counted; the next lists too while a scan costs less than a binary search per doc met,
-   * and the docs met are checked in the others (bitmap, or binary search within the group's
+   * group are counted; the next lists too while a scan costs less than checking each doc met (a
+   * binary search, or a bitmap's bit), and the docs met are checked in the others (bitmap, or binary search within the group's
    * postings, which ascend by doc). The bar rises with each group, so the groups after count fewer
    * lists, and the search stops at the first group whose best possible score is below it. Same
    * answer as run(); cheaper when the bar rises well above the threshold, dearer for long
-   * queries, whose many groups each cost a pass over the lists (run() takes those:
-   * GROUPED_MAX_TRIGRAMS).
+   * queries at high thresholds, whose many groups each cost a pass over the lists (run() takes
+   * those: groupedMaxTrigrams).
    */
   private runByGroup(nq: number, listCount: number, threshold: number, k: number, tieFloor: ((kth: number) => number) | undefined, excluded: Uint8Array | undefined): number {
     const dirs = this.queryGroupStarts(listCount);
@@ -685,9 +690,6 @@ export class TrigramIndex {
     const order = this.listOrder;
     const listBitmaps = this.listBitmaps;
     const docTrigramCounts = this.docTrigramCounts;
-    // The lists without a bitmap come first (shortest first): the ones worth scanning.
-    let plainLists = 0;
-    while (plainLists < listCount && listBitmaps[order[plainLists]!] === null) plainLists++;
     const orderedBitmaps = this.orderedBitmaps;
     orderedBitmaps.length = listCount;
     for (let l = 0; l < listCount; l++) orderedBitmaps[l] = listBitmaps[order[l]!]!;
@@ -699,7 +701,9 @@ export class TrigramIndex {
     let below = nq < MAX_GROUP ? nq : MAX_GROUP;
     let above = nq + 1;
     while (below >= 1 || above <= MAX_GROUP) {
-      const fromBelow = below >= 1 ? Math.fround(below / nq) : -1;
+      // The last group holds every doc of MAX_GROUP trigrams or more: one of nq trigrams (a query
+      // that long) may score 1 there, so it comes first.
+      const fromBelow = below >= 1 ? (below === MAX_GROUP && nq >= MAX_GROUP ? 1 : Math.fround(below / nq)) : -1;
       const fromAbove = above <= MAX_GROUP ? Math.fround(nq / above) : -1;
       let group: number;
       let potential: number;
@@ -712,7 +716,8 @@ export class TrigramIndex {
       }
       // Potentials fall from here on (the last group's docs, n ≥ MAX_GROUP, score at most nq / n).
       if (potential < bar) break;
-      const most = group < listCount ? group : listCount;
+      // A doc shares at most n trigrams; the last group's docs may have more than MAX_GROUP.
+      const most = group < listCount && group < MAX_GROUP ? group : listCount;
       let needed = sharedNeeded(nq, group, bar);
       if (needed > most) continue;
       // A doc of this group reaching the bar is in one of the first (lists − needed + 1) lists.
@@ -729,13 +734,21 @@ export class TrigramIndex {
           state[doc] = count + 1;
         }
       }
+      // Then the next lists too while scanning the group's postings costs less than checking each
+      // doc met: a binary search costs about log2(postings) steps (32 - clz32: a step more, at
+      // most), a bitmap one (a random load). Counting bitmap lists so, not only those without,
+      // measured (full dataset's cities, the search bench's queries, per query in one process,
+      // fastest of 5): fuzzy at 0.3 0.92× the time at the median, 0.94–0.95× on average (its
+      // queries of 10–12 trigrams 0.82–0.85×), at 0.2 0.84× and at 0.45 0.96× on average;
+      // autocomplete 0.90× on average, its p99 0.76–0.82×. Two or more steps per bitmap scanned
+      // less and gained less; one list in run()'s countFurther, whose checks stop early, gained nothing.
       let counted = first;
-      for (; counted < plainLists; counted++) {
+      for (; counted < listCount; counted++) {
         const at = counted * GROUP_STARTS + group;
         const from = dirs[at]!;
         const end = dirs[at + 1]!;
-        // A binary search per doc met costs about log2(postings) steps (32 - clz32: a step more, at most).
-        if ((touchedCount - start) * (32 - Math.clz32(end - from + 2)) < end - from) break;
+        const stepsPerDoc = orderedBitmaps[counted] !== null ? 1 : 32 - Math.clz32(end - from + 2);
+        if ((touchedCount - start) * stepsPerDoc < end - from) break;
         for (let p = from; p < end; p++) {
           const doc = postings[p]! & DOC_MASK;
           const count = state[doc]!;

@@ -417,7 +417,7 @@ describe('TrigramIndex', () => {
     }
   });
 
-  it('searchTop over every doc of a large index, group by group for queries of up to 18 trigrams below threshold 0.25 and 12 from it, answers as brute force, with its own long lists or another instance’s: thresholds from 0.05 to 1, rounded tie floors, excluded docs, docs of every length', () => {
+  it('searchTop over every doc of a large index, group by group for queries of any length below threshold 0.25, up to 28 trigrams below 0.4 and 18 from it, answers as brute force, with its own long lists or another instance’s: thresholds from 0.05 to 1, rounded tie floors, excluded docs, docs of every length', () => {
     const random = prng(43);
     const words = ['san', 'sant', 'santa', 'saint', 'sa', 'maria', 'mar', 'del', 'de', 'la', 'rio', 'nova', 'cruz', 'são', 'zürich', 'москва'];
     const docs: Doc[] = [];
@@ -440,13 +440,23 @@ describe('TrigramIndex', () => {
     // Rounded to 2 decimals, as autocomplete ranks: every doc whose rounded score ties the k-th row's.
     const roundedTieFloor = (kth: number): number => Math.round(kth * 100) / 100 - 0.005;
     const shortDocs = docs.filter((d) => d.text.length < 40);
-    const lengths = new Set<number>();
-    for (let i = 0; i < 120; i++) {
+    const longDocs = docs.filter((d) => d.text.length >= 150);
+    // [trigrams, threshold] of each query.
+    const asked: [number, number][] = [];
+    for (let i = 0; i < 150; i++) {
       const draw = random();
-      // Mostly a typo'd name, some single words, and some two names run together (over 18 trigrams).
-      const query = draw < 0.6 ? typo(random, pick(random, shortDocs).text) : draw < 0.85 ? pick(random, words) : typo(random, `${pick(random, shortDocs).text} ${pick(random, shortDocs).text}`);
-      lengths.add(trigramsOf(query).length);
-      const threshold = pick(random, [0.05, 0.1, 0.2, 0.2, 0.2, 0.3, 0.45, 0.7, 1]);
+      // Mostly a typo'd name, some single words, some two or three names run together (19–40
+      // trigrams), and some long names (over 127 trigrams: the last group holds their docs).
+      const query =
+        draw < 0.5
+          ? typo(random, pick(random, shortDocs).text)
+          : draw < 0.7
+            ? pick(random, words)
+            : draw < 0.9
+              ? typo(random, Array.from({ length: 2 + Math.floor(random() * 2) }, () => pick(random, shortDocs).text).join(' '))
+              : typo(random, pick(random, longDocs).text);
+      const threshold = pick(random, [0.05, 0.1, 0.2, 0.2, 0.2, 0.3, 0.3, 0.35, 0.45, 0.7, 1]);
+      asked.push([trigramsOf(query).length, threshold]);
       const k = pick(random, [1, 3, 10, 10, 100]);
       const excluded = random() < 0.3;
       const tieFloor = random() < 0.5 ? roundedTieFloor : undefined;
@@ -463,9 +473,15 @@ describe('TrigramIndex', () => {
       assert.deepEqual(found, new Map([...all].filter(([, score]) => score >= bar)), where);
       assert.equal(top.floor, bar, `${where}: floor`);
     }
-    // Both ways: group by group (up to 12 or 18 trigrams, GROUPED_MAX_TRIGRAMS[_LOW]) and the single pass beyond.
-    assert.ok([...lengths].some((n) => n >= 11 && n <= 18), `query lengths in trigrams: ${[...lengths].sort((a, b) => a - b).join(', ')}`);
-    assert.ok([...lengths].some((n) => n > 18), `query lengths in trigrams: ${[...lengths].sort((a, b) => a - b).join(', ')}`);
+    // Both ways (groupedMaxTrigrams): group by group for long queries below 0.25, over 127
+    // trigrams too, and for 19–28 trigrams below 0.4; the single pass beyond those lengths.
+    const seen = (test: (n: number, threshold: number) => boolean): boolean => asked.some(([n, threshold]) => test(n, threshold));
+    const summary = asked.map(([n, threshold]) => `${n}@${threshold}`).join(' ');
+    assert.ok(seen((n, t) => t < 0.25 && n > 28 && n <= 127), summary);
+    assert.ok(seen((n, t) => t < 0.25 && n > 127), summary);
+    assert.ok(seen((n, t) => t >= 0.25 && t < 0.4 && n > 18 && n <= 28), summary);
+    assert.ok(seen((n, t) => t >= 0.25 && t < 0.4 && n > 28), summary);
+    assert.ok(seen((n, t) => t >= 0.4 && n > 18), summary);
   });
 
   it('searchTop refuses a k that is not a positive integer', () => {
