@@ -47,8 +47,8 @@ const BITMAP_MIN_POSTINGS = 2048;
  * against the single pass: below 0.25 it took less time at every length (autocomplete's fills at
  * 0.2, 41–100 trigrams: 0.85–0.87×; fuzzy at 0.1, 19+ trigrams: 0.5×); at 0.3 0.80× up to 26
  * trigrams, 0.90× at 27–30, 1.01× at 31–40 and 1.07–1.42× beyond (at 0.35: 0.94× at 19–26,
- * 1.02× at 27–30); at 0.45 0.88× up to 18 trigrams, 1.04× at 23–26, 1.5× at 41–55; at 0.7 0.98–1.0× up
- * to 18, 1.06× at 19–22. Against the limits before (12 trigrams from 0.25, 18 below) with
+ * 1.02× at 27–30); at 0.45 0.88× up to 18 trigrams, 1.04× at 23–26, 1.5× at 41–55; at 0.7
+ * 0.98–1.0× up to 18, 1.06× at 19–22. Against the limits before (12 trigrams from 0.25, 18 below) with
  * runByGroup's scan of bitmap lists: fuzzy at 0.3 0.83× on average (p99 0.83×), at 0.2 0.77×,
  * at 0.45 0.93×, at 0.7 0.98×; autocomplete 0.84× (p99 0.60×); queries of 14–100 characters
  * 0.98–1.0× at 0.3–0.7.
@@ -676,8 +676,8 @@ export class TrigramIndex {
    * group n is known, so a doc needs m shared trigrams for the bar (the k-th best row's tie floor
    * so far, at least the threshold), and only the (lists − m + 1) shortest lists' postings of that
    * group are counted; the next lists too while a scan costs less than checking each doc met (a
-   * binary search, or a bitmap's bit), and the docs met are checked in the others (bitmap, or binary search within the group's
-   * postings, which ascend by doc). The bar rises with each group, so the groups after count fewer
+   * binary search, or a bitmap's bit), and the docs met are checked in the others (bitmap, or
+   * binary search within the group's postings, which ascend by doc). The bar rises with each group, so the groups after count fewer
    * lists, and the search stops at the first group whose best possible score is below it. Same
    * answer as run(); cheaper when the bar rises well above the threshold, dearer for long
    * queries at high thresholds, whose many groups each cost a pass over the lists (run() takes
