@@ -740,8 +740,9 @@ export class TrigramIndex {
       // measured (full dataset's cities, the search bench's queries, per query in one process,
       // fastest of 5): fuzzy at 0.3 0.92× the time at the median, 0.94–0.95× on average (its
       // queries of 10–12 trigrams 0.82–0.85×), at 0.2 0.84× and at 0.45 0.96× on average;
-      // autocomplete 0.90× on average, its p99 0.76–0.82×. Two or more steps per bitmap scanned
-      // less and gained less; one list in run()'s countFurther, whose checks stop early, gained nothing.
+      // autocomplete 0.90× on average, its p99 0.76–0.82×. Costing a bit 2 steps (scanning more)
+      // gained as much, 4 or half a step less; the same in run()'s countFurther, whose checks
+      // stop early, gained nothing.
       let counted = first;
       for (; counted < listCount; counted++) {
         const at = counted * GROUP_STARTS + group;
