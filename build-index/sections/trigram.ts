@@ -43,13 +43,12 @@ function sameTrigrams(a: Int32Array, b: Int32Array): boolean {
 class PlainQueryDocs {
   private readonly index = new TrigramIndexBuilder({ repeatedDocs: true });
   private readonly guard = new Set<number>();
-  /** Per doc added (with trigrams), in order: 1 for an own doc. */
+  /** Per doc added (with trigrams), in the order added: 1 for an own doc. */
   private readonly ownDocs: number[] = [];
   private lastKey = -1;
 
   add(row: number, field: TrigramField, plain: Int32Array | null, unaccented: Int32Array | null): void {
-    // The builder numbers docs in (row, field) order, keeping the order a (row, field)'s docs came
-    // in: added in that order, ownDocs is in doc order.
+    // Each (row, field) once: the own-doc rule above is per (row, field).
     const key = row * 2 + field;
     if (key <= this.lastKey) throw new Error(`trigram-pq: expected docs in (row, field) order, found row ${row} field ${field} after row ${this.lastKey >> 1}`);
     this.lastKey = key;
@@ -72,10 +71,12 @@ class PlainQueryDocs {
   }
 
   finish(): { index: Uint8Array; info: Uint8Array } {
-    return {
-      index: this.index.finish(),
-      info: new ArrayPackBuilder().add(Int32Array.from(this.guard).sort()).add(Uint8Array.from(this.ownDocs)).finish(),
-    };
+    const index = this.index.finish();
+    // The builder numbers docs by trigram count first: the flags go by doc number.
+    const docNumbers = this.index.addedDocNumbers();
+    const ownDocs = new Uint8Array(this.ownDocs.length);
+    this.ownDocs.forEach((own, added) => (ownDocs[docNumbers[added]!] = own));
+    return { index, info: new ArrayPackBuilder().add(Int32Array.from(this.guard).sort()).add(ownDocs).finish() };
   }
 }
 

@@ -14,7 +14,8 @@ export const SECTION_MAGIC = 'GEOAPISN';
 // 2: the relations section no longer holds postcodeStateRow, postcodeCityRow, countryRegionRow.
 // 3: trigram postings are grouped by their doc's trigram count (runtime/indexes/trigram-index.ts).
 // 4: records store `translations` JSON-escaped (runtime/format/json-text.ts).
-export const SNAPSHOT_FORMAT_VERSION = 4;
+// 5: trigram docs are numbered by trigram count, then row (runtime/indexes/trigram-index.ts).
+export const SNAPSHOT_FORMAT_VERSION = 5;
 export const SECTION_HEADER_BYTES = 64;
 const NAME_BYTES = 32;
 

@@ -1,7 +1,9 @@
 // Fuzzy search: every document whose pg_trgm similarity() to the query reaches a threshold,
 // with that exact similarity — the same answer as scoring every document by brute force.
-// Documents are (row, field) pairs (field 0 name, 1 native), numbered in (row, field) order so
-// posting lists ascend by row and a contiguous row range (a country's cities) is a doc range.
+// Documents are (row, field) pairs (field 0 name, 1 native), numbered by trigram count first
+// ("group", below), then in (row, field) order: the docs a search meets in one group are then
+// near each other in its per-doc state and in the bitmaps (fewer cache lines, from cold caches
+// too), and a contiguous row range (a country's cities) is a doc range within each group.
 //
 // Search prunes with the score's bounds (see TrigramIndex.run): only the shortest posting lists
 // of the query are counted, and in each only the docs whose trigram count still lets them reach
@@ -20,12 +22,14 @@
 //   2 postings         Int32Array                min(doc's trigram count, 127) << 24 | doc number,
 //                                                ascending within each list: grouped by trigram
 //                                                count (its "group"), docs ascending in a group
-//   3 docRow           Int32Array(docs)          ascending
+//   3 docRow           Int32Array(docs)          ascending within each group (docs of a group are
+//                                                consecutive numbers, the groups in order)
 //   4 docField         Uint8Array(docs)
 //   5 docTrigramCount  Uint16Array(docs)
 import { ArrayPack, ArrayPackBuilder } from '../format/array-pack.js';
 import { SnapshotFormatError } from '../format/section.js';
 import { trigramsOf } from '../text/trigram.js';
+import { GroupRowRanges, lowerBound, lowerBoundFrom } from './group-row-ranges.js';
 
 /**
  * Posting lists at least this long (the common trigrams, ~120 of 62k for the full dataset's
@@ -121,6 +125,8 @@ export interface TrigramSearchOptions {
 }
 
 interface PendingDoc {
+  /** Its place among the docs added (the order repeated docs of a (row, field) keep). */
+  added: number;
   row: number;
   field: number;
   trigrams: Int32Array;
@@ -137,6 +143,7 @@ export interface TrigramIndexBuilderOptions {
 
 export class TrigramIndexBuilder {
   private readonly docs: PendingDoc[] = [];
+  private docNumbers: Int32Array | null = null;
 
   constructor(private readonly options: TrigramIndexBuilderOptions = {}) {}
 
@@ -150,19 +157,33 @@ export class TrigramIndexBuilder {
     if (!Number.isInteger(row) || row < 0 || row > 0x7fffffff) throw new RangeError(`trigram index: row must be a non-negative 32-bit integer, found ${row}`);
     if (field !== TRIGRAM_FIELD_NAME && field !== TRIGRAM_FIELD_NATIVE) throw new RangeError(`trigram index: field must be 0 (name) or 1 (native), found ${String(field)}`);
     if (trigrams.length > 0xffff) throw new RangeError(`trigram index: expected at most 65535 trigrams per document, found ${trigrams.length} (row ${row})`);
-    if (trigrams.length > 0) this.docs.push({ row, field, trigrams });
+    if (trigrams.length > 0) this.docs.push({ added: this.docs.length, row, field, trigrams });
     return this;
   }
 
+  /**
+   * The doc number finish() gave each doc added with trigrams, in the order they were added (a
+   * caller keeping something per doc, such as trigram-pq-info's own-doc flags, lays it out by it).
+   */
+  addedDocNumbers(): Int32Array {
+    if (this.docNumbers === null) throw new Error('trigram index: addedDocNumbers() is known after finish()');
+    return this.docNumbers;
+  }
+
   finish(): Uint8Array {
-    const docs = this.docs.sort((a, b) => a.row - b.row || a.field - b.field);
-    for (let i = 1; i < docs.length && this.options.repeatedDocs !== true; i++) {
-      if (docs[i]!.row === docs[i - 1]!.row && docs[i]!.field === docs[i - 1]!.field) {
-        throw new Error(`trigram index: expected one document per (row, field), found two for row ${docs[i]!.row} field ${docs[i]!.field}`);
+    if (this.options.repeatedDocs !== true) {
+      const seen = new Set<number>();
+      for (const doc of this.docs) {
+        const key = doc.row * 2 + doc.field;
+        if (seen.has(key)) throw new Error(`trigram index: expected one document per (row, field), found two for row ${doc.row} field ${doc.field}`);
+        seen.add(key);
       }
     }
+    const docs = [...this.docs].sort((a, b) => groupOf(a.trigrams.length) - groupOf(b.trigrams.length) || a.row - b.row || a.field - b.field || a.added - b.added);
+    this.docNumbers = new Int32Array(docs.length);
+    docs.forEach((doc, d) => (this.docNumbers![doc.added] = d));
     // Count each code's documents, lay the lists out in code order, then fill them in doc order
-    // (so every list ascends).
+    // (so every list ascends: the group, above the doc number, ascends with it).
     const docCounts = new Map<number, number>();
     let postingCount = 0;
     for (const doc of docs) {
@@ -189,8 +210,6 @@ export class TrigramIndexBuilder {
       const posting = postingOf(groupOf(doc.trigrams.length), d);
       for (const code of doc.trigrams) postings[fill[slotOfCode.get(code)!]!++] = posting;
     });
-    // Each list in group order, docs ascending within a group (a typed array sorts numerically).
-    for (let i = 0; i < codes.length; i++) postings.subarray(postingStarts[i]!, postingStarts[i + 1]!).sort();
     return new ArrayPackBuilder().add(codes).add(postingStarts).add(postings).add(docRow).add(docField).add(docTrigramCount).finish();
   }
 }
@@ -252,6 +271,15 @@ export class TrigramIndex {
   private maxTrigramsFor = new Int32Array(64);
   private readonly best = new BestRows();
   private lastFloor = 0;
+  /**
+   * The docs of a search's rows, group by group (selectRows; made for the first search over some
+   * rows only: most indexes are only ever searched over every row): starts / ends[rangeAt + group].
+   */
+  private rowRanges: GroupRowRanges | null = null;
+  private rangeAt = 0;
+  /** The lowest and highest row of a doc: a row range holding both is every doc. */
+  private readonly minRow: number;
+  private readonly maxRow: number;
 
   private constructor(
     private readonly codes: Int32Array,
@@ -260,7 +288,18 @@ export class TrigramIndex {
     private readonly docRows: Int32Array,
     private readonly docFields: Uint8Array,
     private readonly docTrigramCounts: Uint16Array,
-  ) {}
+    /** The docs of group g are [groupFirstDocs[g], groupFirstDocs[g + 1]). */
+    private readonly groupFirstDocs: Int32Array,
+  ) {
+    let minRow = 0x7fffffff;
+    let maxRow = -1;
+    for (const row of docRows) {
+      if (row < minRow) minRow = row;
+      if (row > maxRow) maxRow = row;
+    }
+    this.minRow = minRow;
+    this.maxRow = maxRow;
+  }
 
   static from(buffer: ArrayBufferLike, byteOffset = 0, what = 'trigram index'): TrigramIndex {
     const pack = ArrayPack.from(buffer, byteOffset, what);
@@ -277,7 +316,7 @@ export class TrigramIndex {
       throw new SnapshotFormatError(`${what}: expected ${docRow.length} doc fields and trigram counts, found ${docField.length} and ${docTrigramCount.length}`);
     }
     if (docRow.length > DOC_MASK + 1) throw new SnapshotFormatError(`${what}: expected at most ${DOC_MASK + 1} documents, found ${docRow.length}`);
-    return new TrigramIndex(codes, postingStarts, postings, docRow, docField, docTrigramCount);
+    return new TrigramIndex(codes, postingStarts, postings, docRow, docField, docTrigramCount, groupFirstDocsOf(docRow, docTrigramCount, what));
   }
 
   get docCount(): number {
@@ -370,8 +409,9 @@ export class TrigramIndex {
   /**
    * The index of the docs flagged nonzero in `kept` (one flag per doc), in this layout: what
    * finish() builds from those docs' trigrams. The kept docs are renumbered in their order (so
-   * still in (row, field) order), each list keeps its postings of kept docs, and lists left empty
-   * are dropped. In a SharedArrayBuffer: built once, read by every thread (engine/shared.ts).
+   * still by group, then in (row, field) order), each list keeps its postings of kept docs, and
+   * lists left empty are dropped. In a SharedArrayBuffer: built once, read by every thread
+   * (engine/shared.ts).
    */
   subset(kept: Uint8Array): SharedArrayBuffer {
     const docs = this.docRows.length;
@@ -524,16 +564,20 @@ export class TrigramIndex {
     while (minCommon <= nq && Math.fround(minCommon / nq) < threshold) minCommon++;
     if (minCommon > nq) return this.noMatches(threshold);
 
-    const [docStart, docEnd] = this.docRange(options.rowStart ?? 0, options.rowEnd ?? 0x7fffffff);
-    if (docStart >= docEnd) return this.noMatches(threshold);
+    const rowStart = options.rowStart ?? 0;
+    const rowEnd = options.rowEnd ?? 0x7fffffff;
+    const whole = rowStart <= this.minRow && rowEnd > this.maxRow;
     const listCount = this.collectLists(queryTrigrams);
     if (listCount < minCommon) return this.noMatches(threshold);
     const excluded = options.excludedDocs;
     if (excluded !== undefined && excluded.length !== this.docRows.length) {
       throw new RangeError(`trigram search: expected excludedDocs of ${this.docRows.length} docs, found ${excluded.length}`);
     }
-    if (listCount > MAX_COUNTED_LISTS) return this.runWide(nq, listCount, threshold, k, options.tieFloor, excluded, docStart, docEnd);
-    if (k > 0 && nq <= groupedMaxTrigrams(threshold) && this.searchesByGroup && docStart === 0 && docEnd === this.docRows.length) {
+    if (listCount > MAX_COUNTED_LISTS) {
+      if (!whole && !this.selectRows(rowStart, rowEnd, 0, MAX_GROUP)) return this.noMatches(threshold);
+      return this.runWide(nq, listCount, threshold, k, options.tieFloor, excluded, whole);
+    }
+    if (k > 0 && nq <= groupedMaxTrigrams(threshold) && this.searchesByGroup && whole) {
       return this.runByGroup(nq, listCount, threshold, k, options.tieFloor, excluded);
     }
     const countedLists = listCount - minCommon + 1;
@@ -550,6 +594,8 @@ export class TrigramIndex {
     const listBitmaps = this.listBitmaps;
     const firstGroup = groupOf(minCommon); // n < minCommon cannot share minCommon trigrams
     const widestGroup = groupOf(maxTrigramsFor[listCount]!);
+    // Only these groups' docs can match: the only ones whose doc ranges are read.
+    if (!whole && !this.selectRows(rowStart, rowEnd, firstGroup, widestGroup)) return this.noMatches(threshold);
     // The first lists are counted in every group a doc can match in ("full" lists). From the first
     // list with a bitmap on, a list may be counted only in the groups a doc first met there could
     // match in, when that skips enough postings: a doc of a higher group met before is then
@@ -561,13 +607,13 @@ export class TrigramIndex {
       const list = order[l]!;
       const admittedGroup = groupOf(maxTrigramsFor[listCount - l]!); // of a doc first met here
       let full = l < fullLists;
-      if (full && listBitmaps[list] !== null && this.skipsEnough(list, admittedGroup, widestGroup, touchedCount, docStart, docEnd)) {
+      if (full && listBitmaps[list] !== null && this.skipsEnough(list, admittedGroup, widestGroup, touchedCount, whole)) {
         full = false;
         fullLists = l;
         lastCountedFor.fill(l - 1, firstGroup, widestGroup + 1);
       }
       if (!full) lastCountedFor.fill(l, firstGroup, admittedGroup + 1);
-      const segments = this.segmentsOf(listStarts[list]!, listEnds[list]!, firstGroup, full ? widestGroup : admittedGroup, docStart, docEnd);
+      const segments = this.segmentsOf(list, firstGroup, full ? widestGroup : admittedGroup, whole);
       for (let segment = 0; segment < segments; segment++) {
         for (let p = this.segmentStarts[segment]!, end = this.segmentEnds[segment]!; p < end; p++) {
           const posting = postings[p]!;
@@ -620,7 +666,7 @@ export class TrigramIndex {
 
       // Then count the candidates in the next lists too while scanning a list is cheaper than a
       // binary search per candidate that needs it (many candidates: long queries, low thresholds).
-      if (candidateCount > 0) this.countFurther(listCount, firstGroup, docStart, docEnd);
+      if (candidateCount > 0) this.countFurther(listCount, firstGroup, whole);
     }
 
     // 3. Verify each candidate (every touched doc when step 2 made no pass) against the lists not
@@ -833,9 +879,9 @@ export class TrigramIndex {
    * postings it skips outnumber, by SKIP_RATIO, the docs met so far (the most that can become
    * looser candidates for it).
    */
-  private skipsEnough(list: number, admittedGroup: number, widestGroup: number, touchedCount: number, docStart: number, docEnd: number): boolean {
+  private skipsEnough(list: number, admittedGroup: number, widestGroup: number, touchedCount: number, whole: boolean): boolean {
     if (admittedGroup >= widestGroup) return false;
-    const segments = this.segmentsOf(this.listStarts[list]!, this.listEnds[list]!, admittedGroup + 1, widestGroup, docStart, docEnd);
+    const segments = this.segmentsOf(list, admittedGroup + 1, widestGroup, whole);
     return this.postingsIn(segments) > SKIP_RATIO * touchedCount;
   }
 
@@ -859,7 +905,7 @@ export class TrigramIndex {
    * the first list with a bitmap, or where a binary search per candidate of those groups costs
    * less than the scan. Keeps lastCountedFor a prefix of the lists for every group.
    */
-  private countFurther(listCount: number, firstGroup: number, docStart: number, docEnd: number): void {
+  private countFurther(listCount: number, firstGroup: number, whole: boolean): void {
     const candidatesIn = this.candidatesIn;
     const lastCountedFor = this.lastCountedFor;
     const state = scratch.docState;
@@ -876,7 +922,7 @@ export class TrigramIndex {
       const fromGroup = group + 1;
       const start = this.listStarts[list]!;
       const end = this.listEnds[list]!;
-      const segments = this.segmentsOf(start, end, fromGroup, topGroup, docStart, docEnd);
+      const segments = this.segmentsOf(list, fromGroup, topGroup, whole);
       if (needing * Math.log2(end - start + 2) < this.postingsIn(segments)) return;
       for (let segment = 0; segment < segments; segment++) {
         for (let p = this.segmentStarts[segment]!, segmentEnd = this.segmentEnds[segment]!; p < segmentEnd; p++) {
@@ -897,37 +943,59 @@ export class TrigramIndex {
   }
 
   /**
-   * The postings of [start, end) (one list) whose group is in [firstGroup, lastGroup] and whose
-   * doc is in [docStart, docEnd), as segments (segmentStarts / segmentEnds); returns their count.
-   * Over every doc that is one segment; over a doc range one per group met (docs ascend within a
-   * group), found by binary search.
+   * The postings of `list` whose group is in [firstGroup, lastGroup] and, unless `whole`, whose
+   * doc is in the search's rows (selectRows), as segments (segmentStarts / segmentEnds); returns
+   * their count. Over every doc that is one segment; over a row range one per group met (the
+   * group's docs in range are consecutive), found by binary search within the group's postings
+   * when the list keeps its group starts (groupStartsOf), else within the rest of the list.
    */
-  private segmentsOf(start: number, end: number, firstGroup: number, lastGroup: number, docStart: number, docEnd: number): number {
+  private segmentsOf(list: number, firstGroup: number, lastGroup: number, whole: boolean): number {
     const postings = this.postings;
-    if (docStart === 0 && docEnd === this.docRows.length) {
+    const start = this.listStarts[list]!;
+    const end = this.listEnds[list]!;
+    if (whole) {
       this.segmentStarts[0] = lowerBoundNearEnds(postings, start, end, postingOf(firstGroup, 0));
       this.segmentEnds[0] = lowerBoundNearEnds(postings, this.segmentStarts[0]!, end, postingOf(lastGroup + 1, 0));
       return 1;
     }
+    const { starts: rangeStarts, ends: rangeEnds } = this.rowRanges!;
+    const range = this.rangeAt; // the search's doc range of group g: [rangeStarts[range + g], rangeEnds[range + g])
+    const groupStarts = this.searchesByGroup ? this.groupStartsOf(this.listSlots[list]!) : null;
     let count = 0;
-    let at = lowerBound(postings, start, end, postingOf(firstGroup, docStart));
+    if (groupStarts !== null) {
+      for (let group = firstGroup; group <= lastGroup; group++) {
+        const groupEnd = groupStarts[group + 1]!;
+        if (groupStarts[group] === groupEnd || rangeStarts[range + group] === rangeEnds[range + group]) continue;
+        const from = lowerBound(postings, groupStarts[group]!, groupEnd, postingOf(group, rangeStarts[range + group]!));
+        const to = lowerBoundFrom(postings, from, groupEnd, postingOf(group, rangeEnds[range + group]!));
+        if (to > from) count = this.addSegment(count, from, to);
+      }
+      return count;
+    }
+    let at = lowerBound(postings, start, end, postingOf(firstGroup, rangeStarts[range + firstGroup]!));
     while (at < end) {
       const group = postings[at]! >>> DOC_BITS;
       if (group > lastGroup) break;
-      // `at` is the first posting of `group` at or after docStart (or past it: the group has none in range).
-      const from = (postings[at]! & DOC_MASK) >= docStart ? at : lowerBound(postings, at, end, postingOf(group, docStart));
-      const to = lowerBound(postings, from, end, postingOf(group, docEnd));
-      if (to > from) {
-        if (count === this.segmentStarts.length) {
-          this.segmentStarts = grown(this.segmentStarts);
-          this.segmentEnds = grown(this.segmentEnds);
-        }
-        this.segmentStarts[count] = from;
-        this.segmentEnds[count++] = to;
-      }
-      at = lowerBound(postings, to, end, postingOf(group + 1, docStart));
+      // `at` is the first posting of `group` in range (or before it: `at` sought another group's range).
+      const groupStart = rangeStarts[range + group]!;
+      const from = (postings[at]! & DOC_MASK) >= groupStart ? at : lowerBound(postings, at, end, postingOf(group, groupStart));
+      const to = lowerBoundFrom(postings, from, end, postingOf(group, rangeEnds[range + group]!));
+      if (to > from) count = this.addSegment(count, from, to);
+      if (group === lastGroup) break;
+      at = lowerBound(postings, to, end, postingOf(group + 1, rangeStarts[range + group + 1]!));
     }
     return count;
+  }
+
+  /** Records the segment [from, to) after the first `count`; returns the new count. */
+  private addSegment(count: number, from: number, to: number): number {
+    if (count === this.segmentStarts.length) {
+      this.segmentStarts = grown(this.segmentStarts);
+      this.segmentEnds = grown(this.segmentEnds);
+    }
+    this.segmentStarts[count] = from;
+    this.segmentEnds[count] = to;
+    return count + 1;
   }
 
   /** Keeps the first matchCount matches (touched / matchScores) scoring ≥ bar, in place; returns their count. */
@@ -967,8 +1035,7 @@ export class TrigramIndex {
     k: number,
     tieFloor: ((kth: number) => number) | undefined,
     excluded: Uint8Array | undefined,
-    docStart: number,
-    docEnd: number,
+    whole: boolean,
   ): number {
     const { touched, matchScores } = scratchFor(this.docRows.length);
     if (scratch.wideCounters.length < this.docRows.length) scratch.wideCounters = new Uint16Array(this.docRows.length);
@@ -977,8 +1044,10 @@ export class TrigramIndex {
     let touchedCount = 0;
     for (let list = 0; list < listCount; list++) {
       for (let p = this.listStarts[list]!, end = this.listEnds[list]!; p < end; p++) {
-        const doc = postings[p]! & DOC_MASK;
-        if (doc < docStart || doc >= docEnd) continue;
+        const posting = postings[p]!;
+        const doc = posting & DOC_MASK;
+        const group = posting >>> DOC_BITS;
+        if (!whole && (doc < this.rowRanges!.starts[this.rangeAt + group]! || doc >= this.rowRanges!.ends[this.rangeAt + group]!)) continue;
         if (counters[doc]!++ === 0) touched[touchedCount++] = doc;
       }
     }
@@ -1034,10 +1103,15 @@ export class TrigramIndex {
     return table;
   }
 
-  /** Docs of rows in [rowStart, rowEnd): a doc range, since docs ascend by row. */
-  private docRange(rowStart: number, rowEnd: number): [number, number] {
-    if (rowStart <= 0 && rowEnd >= 0x7fffffff) return [0, this.docRows.length];
-    return [lowerBound(this.docRows, 0, this.docRows.length, rowStart), lowerBound(this.docRows, 0, this.docRows.length, rowEnd)];
+  /**
+   * Selects the docs of rows [rowStart, rowEnd) in groups [firstGroup, lastGroup] for the search
+   * under way (segmentsOf, runWide); returns whether any doc is in range. Only the groups whose
+   * docs can match are asked for: each costs two binary searches unless remembered (GroupRowRanges).
+   */
+  private selectRows(rowStart: number, rowEnd: number, firstGroup: number, lastGroup: number): boolean {
+    this.rowRanges ??= new GroupRowRanges(this.docRows, this.groupFirstDocs);
+    this.rangeAt = this.rowRanges.select(rowStart, rowEnd, firstGroup, lastGroup);
+    return this.rowRanges.anyIn(this.rangeAt, firstGroup, lastGroup);
   }
 
   /** Finds the posting list of each query trigram; orders them shortest first. */
@@ -1073,6 +1147,27 @@ export class TrigramIndex {
     }
     return count;
   }
+}
+
+/**
+ * Where each group's docs start (GROUP_STARTS entries, the last the doc count), checking that
+ * docs come group by group, rows ascending within a group (format 5 on; before, docs were in row
+ * order alone, which this refuses stating the first doc out of order).
+ */
+function groupFirstDocsOf(docRows: Int32Array, docTrigramCounts: Uint16Array, what: string): Int32Array {
+  const firstDocs = new Int32Array(GROUP_STARTS);
+  let group = 0;
+  for (let doc = 0; doc < docRows.length; doc++) {
+    const docGroup = groupOf(docTrigramCounts[doc]!);
+    if (docGroup < group || (docGroup === group && doc > 0 && docRows[doc]! < docRows[doc - 1]!)) {
+      throw new SnapshotFormatError(
+        `${what}: expected docs by trigram count (up to ${MAX_GROUP}) then row, found doc ${doc} (row ${docRows[doc]}, group ${docGroup}) after row ${docRows[doc - 1]} of group ${group}`,
+      );
+    }
+    while (group < docGroup) firstDocs[++group] = doc;
+  }
+  while (group < GROUP_STARTS - 1) firstDocs[++group] = docRows.length;
+  return firstDocs;
 }
 
 /**
@@ -1168,18 +1263,6 @@ function lowerBoundNearEnds(array: Int32Array, start: number, end: number, value
     step *= 2;
   }
   return lowerBound(array, start, end, value);
-}
-
-/** First position in [start, end) of an ascending array holding a value ≥ value. */
-function lowerBound(array: Int32Array, start: number, end: number, value: number): number {
-  let lo = start;
-  let hi = end;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (array[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Whether an ascending array holds `value` in [start, end); branch-free halving (mispredictions dominate a plain binary search). */

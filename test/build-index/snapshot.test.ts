@@ -33,7 +33,7 @@ describe('snapshot writer', () => {
       buildSnapshot({ source: fixtureDir, out });
       const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
       assert.equal(manifest.format, 'geoapi-snapshot');
-      assert.equal(manifest.formatVersion, 4);
+      assert.equal(manifest.formatVersion, 5);
       assert.equal(manifest.sourceRelease, 'csc-contributions');
       assert.deepEqual(manifest.recordCounts, { regions: 3, subregions: 5, countries: 6, states: 20, cities: 30, postcodes: 30 });
       assert.match(manifest.dataVersion, /^[0-9a-f]{12}$/);

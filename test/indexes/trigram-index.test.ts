@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ArrayPackBuilder } from '../../runtime/format/array-pack.js';
 import { SnapshotFormatError } from '../../runtime/format/section.js';
 import { TrigramIndex, TrigramIndexBuilder, type TrigramField } from '../../runtime/indexes/trigram-index.js';
 import { commonTrigramCount, similarity, similarityFromCounts, trigramsOf } from '../../runtime/text/trigram.js';
@@ -137,7 +138,9 @@ describe('TrigramIndex', () => {
     const bytes = builder.finish();
     const a = TrigramIndex.from(ownBuffer(bytes));
     const b = TrigramIndex.from(ownBuffer(bytes, true));
-    const withTrigrams = docs.filter((d) => trigramsOf(d.text).length > 0);
+    // Numbered by trigram count (the posting's group), then in (row, field) order.
+    const trigramCount = (d: Doc): number => trigramsOf(d.text).length;
+    const withTrigrams = docs.filter((d) => trigramCount(d) > 0).sort((x, y) => trigramCount(x) - trigramCount(y) || x.row - y.row || x.field - y.field);
     assert.equal(a.docCount, withTrigrams.length);
     withTrigrams.forEach((d, doc) => {
       assert.equal(a.docRow(doc), d.row);
@@ -165,6 +168,18 @@ describe('TrigramIndex', () => {
     for (const bad of [0, -0.5, 1.5, NaN]) assert.throws(() => index.search('lima', bad), RangeError);
     assert.throws(() => TrigramIndex.from(new ArrayBuffer(8)), SnapshotFormatError);
     assert.throws(() => new TrigramIndexBuilder().add(0, 0, 'a').add(0, 0, 'b').finish(), /one document per/);
+  });
+
+  it('refuses docs numbered in row order alone (snapshot format 4), naming the first doc out of order', () => {
+    // Row 0 "Lima" (5 trigrams) before row 1 "Li" (3): format 4's order; format 5 puts "Li" first.
+    const codes = Int32Array.of(1);
+    const pack = new ArrayPackBuilder().add(codes).add(Int32Array.of(0, 2)).add(Int32Array.of((3 << 24) | 1, (5 << 24) | 0));
+    const bytes = pack.add(Int32Array.of(0, 1)).add(Uint8Array.of(0, 0)).add(Uint16Array.of(5, 3)).finish();
+    assert.throws(() => TrigramIndex.from(ownBuffer(bytes), 0, 'trigram.cities'), (error: Error) => {
+      assert.ok(error instanceof SnapshotFormatError);
+      assert.match(error.message, /^trigram\.cities: expected docs by trigram count \(up to 127\) then row, found doc 1 \(row 1, group 3\) after row 0 of group 5$/);
+      return true;
+    });
   });
 
   it('finds exactly the docs brute force finds, with the same scores, for random typo queries and thresholds 0.1–1', () => {
@@ -316,9 +331,11 @@ describe('TrigramIndex', () => {
     const kept = dropped.map((flag) => flag ^ 1);
     const subset = TrigramIndex.from(index.subset(kept));
     const keptDocs = withTrigramsOf(docs).filter((d) => !droppedKeys.has(`${d.row}/${d.field}`));
-    // The same docs, in (row, field) order, with their trigram counts; and the same bytes finish() makes of them.
+    // The same docs, numbered by trigram count (127 or more together), then in (row, field) order,
+    // with their trigram counts; and the same bytes finish() makes of them.
     assert.equal(subset.docCount, keptDocs.length);
-    keptDocs.forEach((d, doc) => assert.deepEqual([subset.docRow(doc), subset.docField(doc), subset.docTrigramCount(doc)], [d.row, d.field, d.trigrams.length], `doc ${doc}`));
+    const numbered = [...keptDocs].sort((a, b) => Math.min(a.trigrams.length, 127) - Math.min(b.trigrams.length, 127) || a.row - b.row || a.field - b.field);
+    numbered.forEach((d, doc) => assert.deepEqual([subset.docRow(doc), subset.docField(doc), subset.docTrigramCount(doc)], [d.row, d.field, d.trigrams.length], `doc ${doc}`));
     const rebuilt = new TrigramIndexBuilder();
     for (const d of keptDocs) rebuilt.addTrigrams(d.row, d.field as TrigramField, d.trigrams);
     assert.deepEqual(new Uint8Array(index.subset(kept)), rebuilt.finish());

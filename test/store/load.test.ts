@@ -132,8 +132,8 @@ describe('snapshot loader', () => {
   test('refuses a snapshot of the previous format version (manifest)', () => {
     const dir = snapshotCopy();
     const manifestFile = join(dir, 'manifest.json');
-    writeFileSync(manifestFile, JSON.stringify({ ...manifestOf(dir), formatVersion: 3 }));
-    assert.match(loadError(dir).message, /manifest\.json: snapshot format version mismatch: expected 4, found 3/);
+    writeFileSync(manifestFile, JSON.stringify({ ...manifestOf(dir), formatVersion: 4 }));
+    assert.match(loadError(dir).message, /manifest\.json: snapshot format version mismatch: expected 5, found 4/);
   });
 
   test('refuses a section file of another format version (header)', () => {
@@ -142,7 +142,7 @@ describe('snapshot loader', () => {
     const fd = openSync(file, 'r+');
     writeSync(fd, Buffer.from([7, 0, 0, 0]), 0, 4, 8);
     closeSync(fd);
-    assert.match(loadError(dir).message, /ids\.states\.bin: snapshot format version mismatch: expected 4, found 7/);
+    assert.match(loadError(dir).message, /ids\.states\.bin: snapshot format version mismatch: expected 5, found 7/);
   });
 
   test('refuses a missing section file', () => {

@@ -1,9 +1,9 @@
 // Snapshots for tests. The fixture dataset is built once per test process; the full
 // dataset (../shared/data/csc) once per machine into /tmp/geoapi-test-full-snapshot/<stamp>, shared
 // by every test file and run: <stamp> hashes the source files' names, sizes and mtimes and the
-// compiled build-index code, so a changed dataset or builder gets a fresh build (a manifest's
-// dataVersion is only known after building, so it cannot be the key). A missing full dataset
-// skips those tests locally and fails them when CI=true.
+// compiled build-index, runtime/format and runtime/indexes code, so a changed dataset, format or
+// builder gets a fresh build (a manifest's dataVersion is only known after building, so it cannot
+// be the key). A missing full dataset skips those tests locally and fails them when CI=true.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,7 +46,10 @@ function stamp(): string {
     hash.update(`${file}\0${s.size}\0${s.mtimeMs}\n`);
   }
   for (const file of listFiles(join(repoRoot, 'dist/build-index')).filter((f) => f.endsWith('.js'))) hash.update(readFileSync(file));
-  for (const file of listFiles(join(repoRoot, 'dist/runtime/format')).filter((f) => f.endsWith('.js'))) hash.update(readFileSync(file));
+  // The index builders (TrigramIndexBuilder and the others) live beside their readers.
+  for (const dir of ['dist/runtime/format', 'dist/runtime/indexes']) {
+    for (const file of listFiles(join(repoRoot, dir)).filter((f) => f.endsWith('.js'))) hash.update(readFileSync(file));
+  }
   return hash.digest('hex').slice(0, 16);
 }
 
