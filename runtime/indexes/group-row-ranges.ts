@@ -14,8 +14,9 @@ export class GroupRowRanges {
   readonly starts: Int32Array;
   readonly ends: Int32Array;
   private readonly groups: number;
-  private readonly rowStarts = new Int32Array(SLOTS).fill(-1);
-  private readonly rowEnds = new Int32Array(SLOTS).fill(-1);
+  /** Per slot: its row range (NaN: none yet). Any number a caller passes is kept exactly. */
+  private readonly rowStarts = new Float64Array(SLOTS).fill(NaN);
+  private readonly rowEnds = new Float64Array(SLOTS).fill(NaN);
   /** Per slot: the groups [lowGroup, highGroup] found so far (empty: low > high). */
   private readonly lowGroups = new Int32Array(SLOTS);
   private readonly highGroups = new Int32Array(SLOTS).fill(-1);

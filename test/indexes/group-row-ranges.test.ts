@@ -44,6 +44,18 @@ describe('GroupRowRanges', () => {
     }
   });
 
+  it('tells row ranges apart that an int32 would not (2^32 + 5 is not 5)', () => {
+    const { docRows, groupFirstDocs } = groupedDocs(prng(53), 4, 100);
+    const ranges = new GroupRowRanges(docRows, groupFirstDocs);
+    const wide = ranges.select(0, 2 ** 32 + 5, 0, 3);
+    const wideCounts = [0, 1, 2, 3].map((group) => ranges.ends[wide + group]! - ranges.starts[wide + group]!);
+    assert.deepEqual(wideCounts, [0, 1, 2, 3].map((group) => groupFirstDocs[group + 1]! - groupFirstDocs[group]!));
+    const narrow = ranges.select(0, 5, 0, 3);
+    for (let group = 0; group < 4; group++) {
+      for (let doc = ranges.starts[narrow + group]!; doc < ranges.ends[narrow + group]!; doc++) assert.ok(docRows[doc]! < 5, `group ${group} doc ${doc}`);
+    }
+  });
+
   it('lowerBoundFrom finds what lowerBound finds, from any start at or before the answer', () => {
     const random = prng(52);
     const array = Int32Array.from(Array.from({ length: 500 }, () => Math.floor(random() * 1000)).sort((a, b) => a - b));
