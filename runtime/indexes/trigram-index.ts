@@ -291,11 +291,15 @@ export class TrigramIndex {
     /** The docs of group g are [groupFirstDocs[g], groupFirstDocs[g + 1]). */
     private readonly groupFirstDocs: Int32Array,
   ) {
+    // Rows ascend within a group: each group's first and last docs bound its rows.
     let minRow = 0x7fffffff;
     let maxRow = -1;
-    for (const row of docRows) {
-      if (row < minRow) minRow = row;
-      if (row > maxRow) maxRow = row;
+    for (let group = 0; group < GROUP_STARTS - 1; group++) {
+      const first = groupFirstDocs[group]!;
+      const end = groupFirstDocs[group + 1]!;
+      if (first === end) continue;
+      if (docRows[first]! < minRow) minRow = docRows[first]!;
+      if (docRows[end - 1]! > maxRow) maxRow = docRows[end - 1]!;
     }
     this.minRow = minRow;
     this.maxRow = maxRow;
@@ -723,8 +727,9 @@ export class TrigramIndex {
    * so far, at least the threshold), and only the (lists − m + 1) shortest lists' postings of that
    * group are counted; the next lists too while a scan costs less than checking each doc met (a
    * binary search, or a bitmap's bit), and the docs met are checked in the others (bitmap, or
-   * binary search within the group's postings, which ascend by doc). The bar rises with each group, so the groups after count fewer
-   * lists, and the search stops at the first group whose best possible score is below it. Same
+   * binary search within the group's postings, which ascend by doc). The bar rises with each
+   * group, so the groups after count fewer lists, and the search stops at the first group whose
+   * best possible score is below it. Same
    * answer as run(); cheaper when the bar rises well above the threshold, dearer for long
    * queries at high thresholds, whose many groups each cost a pass over the lists (run() takes
    * those: groupedMaxTrigrams).
