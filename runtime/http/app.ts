@@ -26,7 +26,7 @@ import { ANSWER, CONTEXT, Keepsakes, REPLY } from './keepsakes.js';
 import { Rebalancer } from './rebalance.js';
 import { registerProbes } from './probes.js';
 import { errorBody, negotiatesEncoding, UNAUTHORIZED_BODY, writeResponse, type Outgoing, type ResponseSettings } from './respond.js';
-import { exerciseResponseCache, PreparedBody, ResponseCache, responseKey, strongEtag } from './response-cache.js';
+import { bodyEtag, exerciseResponseCache, PreparedBody, ResponseCache, responseKey } from './response-cache.js';
 import { socketShareOf, socketSoak } from './socket-soak.js';
 import { trimSharedJsonBytes } from '../render/row-json.js';
 import type { UwsApp, UwsHttpRequest, UwsHttpResponse, UwsModule } from './uws.js';
@@ -532,14 +532,14 @@ const NO_STORE = 'no-store';
  * Step 6: the body. A RenderedReply comes from the response cache (X-Cache HIT) or is rendered,
  * ETagged and kept there (MISS); any other 200 gets its ETag now (MISS). No-store answers (phone
  * parse) get neither: the spec gives them no validator. The key holds everything a rendered body
- * may depend on (responseKey); the ETag hashes key, data version and body, so each fields/sort
- * permutation, tier and snapshot has its own.
+ * may depend on (responseKey); the ETag hashes key, data version and the body's length and CRC-32
+ * (bodyEtag), so each fields/sort permutation, tier and snapshot has its own.
  */
 function prepareBody(serving: Serving, route: Route, ctx: Context, reply: Reply, usageHeaders: Record<string, string> | undefined): Outgoing {
   const noStore = reply.headers?.['Cache-Control'] === NO_STORE;
   if (!('render' in reply)) {
     if (reply.status !== 200 || noStore) return outgoing(reply.status, reply.body, undefined, undefined, reply, usageHeaders, ctx);
-    const etag = strongEtag(keyOf(route, ctx), serving.responses.dataVersion, reply.body);
+    const etag = bodyEtag(keyOf(route, ctx), serving.responses.dataVersion, reply.body);
     return outgoing(200, reply.body, new PreparedBody(reply.body, etag), 'MISS', reply, usageHeaders, ctx);
   }
   if (noStore) return outgoing(200, reply.render(), undefined, undefined, reply, usageHeaders, ctx);
