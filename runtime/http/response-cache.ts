@@ -11,6 +11,7 @@
 // a new cache (runtime/http/app.ts, StoreState). Counters (hits, misses, …) are public for metrics.
 import * as crypto from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { integerText } from '../text/number-text.js';
 import { HashSlots, RecordQueue } from './cache-tables.js';
 import { compress, DEFAULT_COMPRESSION, type CompressionSettings, type Encoding } from './encoding.js';
 
@@ -49,7 +50,9 @@ export function strongEtag(...parts: readonly string[]): string {
 export function bodyEtag(key: string, dataVersion: string, body: string | Uint8Array, byteLength?: number): string {
   const length = byteLength ?? (typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength);
   const crc = typeof body === 'string' ? textCrc32(body, length) : crc32(body);
-  return sha1Tag(`${key}\u0000${dataVersion}\u0000${length}\u0000${crc}`);
+  // integerText, not `${}`: a number made text by V8 stays in its number-string cache long enough
+  // to be promoted, two per new answer (runtime/text/number-text.ts).
+  return sha1Tag(`${key}\u0000${dataVersion}\u0000${integerText(length)}\u0000${integerText(crc)}`);
 }
 
 /** Text up to this many UTF-8 bytes is encoded into a reused buffer for its CRC-32 (textCrc32). */
