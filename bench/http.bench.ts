@@ -16,7 +16,8 @@
 // geoapi's response cache off (GEOAPI_RESPONSE_CACHE_MB=0), so the engine and the path around it
 // are measured; after ÷ before target ≥ 2× (issue 16), judged only when "before" is be60434,
 // the code before that issue's work. The autocomplete targets run a second time with the
-// Accept-Encoding browsers send, so every answer is compressed on its request's path. Every distinct target's body is checked byte for byte against "before" when it runs.
+// Accept-Encoding browsers send, so every answer is compressed on its request's path. Every
+// distinct target's body is checked byte for byte against "before" when it runs.
 // Reported per route: requests/s, the ratios, latency p50/p99, the server process's CPU per
 // request (from /proc: far steadier than requests/s when other processes share the machine; the
 // CPU ratio is the capacity ratio with a core each) and, against the bare handler, its busiest

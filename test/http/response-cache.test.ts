@@ -388,8 +388,12 @@ describe('strong ETags', () => {
     assert.equal(bodyEtag('k', 'v1', text), expected);
     assert.equal(bodyEtag('k', 'v1', bytes), expected);
     assert.equal(bodyEtag('k', 'v1', bytes, bytes.byteLength), expected);
+    // Beyond the 64 KiB that text is encoded into for its CRC-32, as bytes and as text.
     const large = Buffer.alloc(300_000, '{"name":"Zürich"},');
     assert.equal(bodyEtag('k', 'v1', large), sha1Tag(`k\u0000v1\u0000300000\u0000${crc32(large)}`));
+    assert.equal(bodyEtag('k', 'v1', large.toString('utf8')), bodyEtag('k', 'v1', Buffer.from(large.toString('utf8'))));
+    const exact = 'é'.repeat(32 * 1024); // exactly 64 KiB of UTF-8
+    assert.equal(bodyEtag('k', 'v1', exact), sha1Tag(`k\u0000v1\u000065536\u0000${crc32(Buffer.from(exact))}`));
   });
 
   it('change with any byte of the body, its length, the key or the data version', () => {
