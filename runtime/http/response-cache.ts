@@ -11,7 +11,6 @@
 // a new cache (runtime/http/app.ts, StoreState). Counters (hits, misses, …) are public for metrics.
 import * as crypto from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { integerText } from '../text/number-text.js';
 import { HashSlots, RecordQueue } from './cache-tables.js';
 import { compress, DEFAULT_COMPRESSION, type CompressionSettings, type Encoding } from './encoding.js';
 
@@ -38,7 +37,8 @@ export function strongEtag(...parts: readonly string[]): string {
 
 /**
  * The strong ETag of `body`, answered for response key `key` from data version `dataVersion`:
- * SHA-1 of the key, the data version, the body's length in bytes and its CRC-32 — not of the body
+ * SHA-1 of the key, the data version, the body's length in bytes and its CRC-32 (8 hex digits
+ * each) — not of the body
  * itself, which cost 0.65 µs per KiB (the search answers' 5–8 KiB, a state's cities up to
  * 288 KiB), against 0.22 for the CRC-32 (zlib's, same machine). A strong tag must change whenever
  * the bytes do (RFC 9110 §8.8.3): a key's body changes with the data version, which the SHA-1
@@ -50,9 +50,19 @@ export function strongEtag(...parts: readonly string[]): string {
 export function bodyEtag(key: string, dataVersion: string, body: string | Uint8Array, byteLength?: number): string {
   const length = byteLength ?? (typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength);
   const crc = typeof body === 'string' ? textCrc32(body, length) : crc32(body);
-  // integerText, not `${}`: a number made text by V8 stays in its number-string cache long enough
-  // to be promoted, two per new answer (runtime/text/number-text.ts).
-  return sha1Tag(`${key}\u0000${dataVersion}\u0000${integerText(length)}\u0000${integerText(crc)}`);
+  return sha1Tag(`${key}\u0000${dataVersion}\u0000${hex32(length)}${hex32(crc)}`);
+}
+
+/** "00" … "ff", made once (hex32). */
+const HEX_BYTES = Array.from({ length: 256 }, (_, n) => n.toString(16).padStart(2, '0'));
+
+/**
+ * A uint32 (a length below 4 GiB, a CRC) as 8 hex digits, from strings made once. Not String() or
+ * `${}`: V8 keeps a number it makes into text in its number-string cache long enough for the
+ * string to be promoted, two per new answer (runtime/text/number-text.ts says more).
+ */
+function hex32(value: number): string {
+  return HEX_BYTES[value >>> 24]! + HEX_BYTES[(value >>> 16) & 255]! + HEX_BYTES[(value >>> 8) & 255]! + HEX_BYTES[value & 255]!;
 }
 
 /** Text up to this many UTF-8 bytes is encoded into a reused buffer for its CRC-32 (textCrc32). */

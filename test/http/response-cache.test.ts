@@ -376,24 +376,25 @@ describe('If-None-Match', () => {
 
 describe('strong ETags', () => {
   const sha1Tag = (text: string): string => `"${createHash('sha1').update(text).digest('base64url')}"`;
+  const hex32 = (value: number): string => value.toString(16).padStart(8, '0');
 
   it('hash text parts joined by NUL (a variant’s tag: the identity tag and the coding)', () => {
     for (const parts of [['"abc"', 'br'], ['k'], ['k', 'x', 'é'], ['\ud83d', '\ude00']]) assert.equal(strongEtag(...parts), sha1Tag(parts.join('\u0000')));
   });
 
-  it('tag a body by SHA-1 of key, data version, byte length and CRC-32, the same for its text and its UTF-8 bytes', () => {
+  it('tag a body by SHA-1 of key, data version, byte length and CRC-32 (8 hex digits each), the same for its text and its UTF-8 bytes', () => {
     const text = '[{"name":"Zürich"}]';
     const bytes = Buffer.from(text);
-    const expected = sha1Tag(`k\u0000v1\u0000${bytes.byteLength}\u0000${crc32(bytes)}`);
+    const expected = sha1Tag(`k\u0000v1\u0000${hex32(bytes.byteLength)}${hex32(crc32(bytes))}`);
     assert.equal(bodyEtag('k', 'v1', text), expected);
     assert.equal(bodyEtag('k', 'v1', bytes), expected);
     assert.equal(bodyEtag('k', 'v1', bytes, bytes.byteLength), expected);
     // Beyond the 64 KiB that text is encoded into for its CRC-32, as bytes and as text.
     const large = Buffer.alloc(300_000, '{"name":"Zürich"},');
-    assert.equal(bodyEtag('k', 'v1', large), sha1Tag(`k\u0000v1\u0000300000\u0000${crc32(large)}`));
+    assert.equal(bodyEtag('k', 'v1', large), sha1Tag(`k\u0000v1\u0000000493e0${hex32(crc32(large))}`));
     assert.equal(bodyEtag('k', 'v1', large.toString('utf8')), bodyEtag('k', 'v1', Buffer.from(large.toString('utf8'))));
     const exact = 'é'.repeat(32 * 1024); // exactly 64 KiB of UTF-8
-    assert.equal(bodyEtag('k', 'v1', exact), sha1Tag(`k\u0000v1\u000065536\u0000${crc32(Buffer.from(exact))}`));
+    assert.equal(bodyEtag('k', 'v1', exact), sha1Tag(`k\u0000v1\u000000010000${hex32(crc32(Buffer.from(exact)))}`));
   });
 
   it('change with any byte of the body, its length, the key or the data version', () => {
