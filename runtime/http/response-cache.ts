@@ -38,14 +38,13 @@ export function strongEtag(...parts: readonly string[]): string {
 /**
  * The strong ETag of `body`, answered for response key `key` from data version `dataVersion`:
  * SHA-1 of the key, the data version, the body's length in bytes and its CRC-32 (8 hex digits
- * each) — not of the body
- * itself, which cost 0.65 µs per KiB (the search answers' 5–8 KiB, a state's cities up to
- * 288 KiB), against 0.22 for the CRC-32 (zlib's, same machine). A strong tag must change whenever
- * the bytes do (RFC 9110 §8.8.3): a key's body changes with the data version, which the SHA-1
- * covers, and within one only for answers with an age limit (timezones: the clock) or after an
- * upgrade that renders differently. The length and CRC-32 tell those apart: a CRC-32 sees every
- * change confined to 32 consecutive bits and misses another with probability 2^-32.
- * `byteLength` is the body's length when the caller has it.
+ * each) — not of the body itself, which cost 0.65 µs per KiB (the search answers' 5–8 KiB, a
+ * state's cities up to 288 KiB), against 0.22 for the CRC-32 (zlib's, same machine). A strong
+ * tag must change whenever the bytes do (RFC 9110 §8.8.3): a key's body changes with the data
+ * version, which the SHA-1 covers, and within one only for answers with an age limit (timezones:
+ * the clock) or after an upgrade that renders differently. The length and CRC-32 tell those
+ * apart: a CRC-32 sees every change confined to 32 consecutive bits and misses another with
+ * probability 2^-32. `byteLength` is the body's length when the caller has it.
  */
 export function bodyEtag(key: string, dataVersion: string, body: string | Uint8Array, byteLength?: number): string {
   const length = byteLength ?? (typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength);
