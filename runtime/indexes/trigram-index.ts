@@ -78,6 +78,8 @@ const DOC_MASK = (1 << DOC_BITS) - 1;
 const MAX_GROUP = 0x7f;
 /** Group starts per list in TrigramIndex.runByGroup: groups 0..MAX_GROUP, then the list's end. */
 const GROUP_STARTS = MAX_GROUP + 2;
+/** runWide's doc ranges when it searches every doc (never read then). */
+const NO_DOCS = new Int32Array(0);
 
 /** The group of a doc with n trigrams. */
 const groupOf = (n: number): number => (n < MAX_GROUP ? n : MAX_GROUP);
@@ -1046,13 +1048,17 @@ export class TrigramIndex {
     if (scratch.wideCounters.length < this.docRows.length) scratch.wideCounters = new Uint16Array(this.docRows.length);
     const counters = scratch.wideCounters;
     const postings = this.postings;
+    // The search's doc range of each group (selectRows), read per posting: out of the loop.
+    const rangeStarts = whole ? NO_DOCS : this.rowRanges!.starts;
+    const rangeEnds = whole ? NO_DOCS : this.rowRanges!.ends;
+    const rangeAt = this.rangeAt;
     let touchedCount = 0;
     for (let list = 0; list < listCount; list++) {
       for (let p = this.listStarts[list]!, end = this.listEnds[list]!; p < end; p++) {
         const posting = postings[p]!;
         const doc = posting & DOC_MASK;
         const group = posting >>> DOC_BITS;
-        if (!whole && (doc < this.rowRanges!.starts[this.rangeAt + group]! || doc >= this.rowRanges!.ends[this.rangeAt + group]!)) continue;
+        if (!whole && (doc < rangeStarts[rangeAt + group]! || doc >= rangeEnds[rangeAt + group]!)) continue;
         if (counters[doc]!++ === 0) touched[touchedCount++] = doc;
       }
     }

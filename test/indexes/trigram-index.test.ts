@@ -398,6 +398,10 @@ describe('TrigramIndex', () => {
     for (const threshold of [0.1, 0.3, 0.9]) {
       assertSameAsBruteForce(index, withTrigrams, long, threshold);
       for (const k of [1, 3, 50]) assertTopSameAsBruteForce(index, withTrigrams, long, threshold, k);
+      // Over a row range too (runWide reads each group's doc range).
+      assertSameAsBruteForce(index, withTrigrams, long, threshold, 0, 150);
+      assertSameAsBruteForce(index, withTrigrams, long, threshold, 40, 220);
+      assertTopSameAsBruteForce(index, withTrigrams, long, threshold, 3, 40, 220);
     }
   });
 
