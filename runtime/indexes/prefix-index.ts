@@ -178,6 +178,46 @@ export class PrefixIndex {
     return this.keyLength(i) === probeLength && this.comparePrefix(i, probeLength) === 0;
   }
 
+  /**
+   * Whether entry i's key contains `key` (matchKey form): String.prototype.includes on the UTF-8
+   * bytes, the same answer for well-formed text (UTF-8 is self-synchronizing). No string is made.
+   */
+  keyContains(i: number, key: string): boolean {
+    const probeLength = this.encode(key);
+    const start = this.keyStarts[i]!;
+    const last = this.keyStarts[i + 1]! - probeLength;
+    const bytes = this.keyBytes;
+    const probe = this.probeBytes;
+    for (let at = start; at <= last; at++) {
+      let k = 0;
+      while (k < probeLength && bytes[at + k] === probe[k]) k++;
+      if (k === probeLength) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Each row's name and native entries in the names index (`prefix.<entity>`, which holds at most
+   * one of each per row), in one pass over the entries: [2 × row] its name entry, [2 × row + 1] its
+   * native entry, -1 for none.
+   */
+  entriesByRow(rowCount: number): Int32Array {
+    const entries = new Int32Array(2 * rowCount).fill(-1);
+    const rows = this.rows;
+    const fields = this.fields;
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const field = fields[i]!;
+      if (row >= rowCount || field > PREFIX_FIELD_NATIVE) {
+        throw new SnapshotFormatError(`prefix index: expected name or native entries of rows below ${rowCount}, found field ${field} of row ${row}`);
+      }
+      const at = 2 * row + field;
+      if (entries[at] !== -1) throw new SnapshotFormatError(`prefix index: expected at most one entry of field ${field} for row ${row}, found a second`);
+      entries[at] = i;
+    }
+    return entries;
+  }
+
   /** Encodes `key` into probeBytes (unless it is the last key encoded); returns its byte length. */
   private encode(key: string): number {
     if (key !== this.probeKey) {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { countryZone, formatOffset, timezoneInfo } from '../../runtime/engine/timezone.js';
 import { countryRowByIso2 } from '../../runtime/engine/countries.js';
+import type { Store } from '../../runtime/store/types.js';
+import { matchKey } from '../../runtime/text/normalise.js';
 import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../support/snapshots.js';
 
 const WINTER = new Date('2025-01-15T12:00:00Z');
@@ -46,7 +48,53 @@ describe('timezoneInfo', () => {
   });
 });
 
+/**
+ * countryZone as first written: every city of the country decoded and its names folded (the
+ * engine finds the capital's namesakes in the names prefix index instead).
+ */
+function bruteCountryZone(store: Store, countryRow: number): string | null {
+  const country = store.countries.record(countryRow);
+  const firstEntry = (): string | null => {
+    try {
+      const zones = JSON.parse(country.timezones ?? 'null') as { zoneName?: unknown }[] | null;
+      const zone = Array.isArray(zones) ? zones.find((z) => typeof z?.zoneName === 'string' && z.zoneName !== '') : undefined;
+      return (zone?.zoneName as string | undefined) ?? null;
+    } catch {
+      return null;
+    }
+  };
+  if (!country.capital) return firstEntry();
+  const keys = new Set([matchKey(country.capital), matchKey(country.capital.split(',')[0]!)]);
+  const { start, end } = store.relations.countryCities;
+  const places: { population: number; id: number; zone: string }[] = [];
+  for (let row = start[countryRow]!; row < end[countryRow]!; row++) {
+    const city = store.cities.record(row);
+    if (!city.timezone) continue;
+    if (!keys.has(matchKey(city.name)) && !(city.native && keys.has(matchKey(city.native)))) continue;
+    places.push({ population: city.population ?? -1, id: city.id, zone: city.timezone });
+  }
+  if (places.length === 0) return firstEntry();
+  places.sort((a, b) => b.population - a.population || a.id - b.id);
+  if (places[0]!.population >= 0) return places[0]!.zone;
+  const votes = new Map<string, { count: number; id: number }>();
+  for (const p of places) {
+    const vote = votes.get(p.zone) ?? { count: 0, id: Infinity };
+    votes.set(p.zone, { count: vote.count + 1, id: Math.min(vote.id, p.id) });
+  }
+  return [...votes].sort(([, a], [, b]) => b.count - a.count || a.id - b.id)[0]![0];
+}
+
 describe('countryZone', () => {
+  it('gives every fixture country the zone of scanning all its cities', () => {
+    const { store } = fixtureSnapshot();
+    for (let row = 0; row < store.countries.count; row++) assert.equal(countryZone(store, row), bruteCountryZone(store, row), store.countries.record(row).iso2);
+  });
+
+  it('gives every country of the full dataset the zone of scanning all its cities', { skip: fullDatasetSkip() }, () => {
+    const { store } = fullSnapshot();
+    for (let row = 0; row < store.countries.count; row++) assert.equal(countryZone(store, row), bruteCountryZone(store, row), store.countries.record(row).iso2);
+  });
+
   it('uses the capital city when the dataset holds it, else the first timezones entry', () => {
     const { store } = fixtureSnapshot();
     // The Bahamas: capital Nassau is a fixture city.

@@ -110,6 +110,47 @@ describe('PrefixIndex', () => {
     for (const prefix of prefixes) assertRange(index, entries, prefix);
   });
 
+  it('finds the keys that contain a probe as String.includes does, over random keys and probes', () => {
+    const random = prng(13);
+    const entries: Entry[] = [];
+    for (let row = 0; row < 800; row++) {
+      const words = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(random, SAMPLE_WORDS));
+      entries.push({ key: words.join(pick(random, [' ', '-', ''])), row, field: PREFIX_FIELD_NAME });
+    }
+    const index = build(entries);
+    const probes = new Set(['s', 'an', 'sa', 'ant', 'a s', 'ão', 'ü', 'ос', '東', '🏙', '\u{10000}', '\uffff', 'zurichzurich', 'x']);
+    for (const e of entries.slice(0, 60)) {
+      const chars = [...e.key];
+      const from = Math.floor(random() * chars.length);
+      probes.add(chars.slice(from, from + 1 + Math.floor(random() * 4)).join(''));
+    }
+    for (const probe of probes) {
+      for (let i = 0; i < index.count; i++) assert.equal(index.keyContains(i, probe), index.key(i).includes(probe), `${JSON.stringify(index.key(i))} contains ${JSON.stringify(probe)}`);
+    }
+  });
+
+  it("finds each row's name and native entry, and refuses a translation or a second entry of a field", () => {
+    const entries: Entry[] = [
+      { key: 'oslo', row: 2, field: PREFIX_FIELD_NAME },
+      { key: 'москва', row: 0, field: PREFIX_FIELD_NATIVE },
+      { key: 'moscow', row: 0, field: PREFIX_FIELD_NAME },
+      { key: 'wien', row: 4, field: PREFIX_FIELD_NATIVE },
+    ];
+    const index = build(entries);
+    const byRow = index.entriesByRow(5);
+    for (let row = 0; row < 5; row++) {
+      for (const field of [PREFIX_FIELD_NAME, PREFIX_FIELD_NATIVE]) {
+        const at = byRow[2 * row + field]!;
+        const entry = entries.find((e) => e.row === row && e.field === field);
+        if (entry === undefined) assert.equal(at, -1, `row ${row} field ${field}: none`);
+        else assert.deepEqual([index.key(at), index.row(at), index.field(at)], [entry.key, row, field]);
+      }
+    }
+    assert.throws(() => index.entriesByRow(3), SnapshotFormatError, 'a row beyond the count');
+    assert.throws(() => build([...entries, { key: 'moskau', row: 0, field: PREFIX_FIELD_TRANSLATION }]).entriesByRow(5), SnapshotFormatError);
+    assert.throws(() => build([...entries, { key: 'oslo by', row: 2, field: PREFIX_FIELD_NAME }]).entriesByRow(5), SnapshotFormatError);
+  });
+
   it('refuses a payload that is not a prefix index', () => {
     assert.throws(() => PrefixIndex.from(new ArrayBuffer(8)), SnapshotFormatError);
     assert.throws(() => new PrefixIndexBuilder().add('a', -1, 0), RangeError);
