@@ -6,6 +6,7 @@ import type { Store } from '../store/types.js';
 import { countryRowByIso2, countryRowByIso3, countryRowByNumericCode, countryRowsOfSubregion, resolveCountryRow } from './countries.js';
 import { currencyList, type CurrencyInfo } from './currency.js';
 import { rowMatchesQ, type NamedEntity } from './name-keys.js';
+import { keptSortedRows, sortedRows } from './sorted-rows.js';
 import { checkNameRanks, nameRanks } from './name-order.js';
 import { perStore } from './per-store.js';
 import { matchPhoneDigits, phoneEntries, phoneEntriesByCode, phoneEntryOfRow, type PhoneEntry, type PhoneMatch } from './phone.js';
@@ -74,7 +75,18 @@ export class Engine {
     return rowMatchesQ(this.store, entity, row, key);
   }
 
-  // `sort=name` of the lists (name-order.ts).
+  // `sort` of the lists: orders of row ranges kept (sorted-rows.ts), names by rank (name-order.ts).
+
+  /** The order kept under `key` (a row range and its sort keys), else `sort()`'s, then kept. */
+  sortedRows(key: string, sort: () => Int32Array): Int32Array {
+    return sortedRows(this.store, key, sort);
+  }
+
+  /** The order kept under `key`, or undefined. */
+  keptSortedRows(key: string): Int32Array | undefined {
+    return keptSortedRows(this.store, key);
+  }
+
 
   /** Each row's rank in name order, or null when the snapshot has none for `entity`. */
   nameRanks(entity: NamedEntity): Int32Array | null {

@@ -21,6 +21,7 @@ function citiesReply(ctx: RequestContext, ranges: RangesByParent, parentRow: num
     params,
     count: end - start,
     rowAt: (i) => start + i,
+    rowStart: start,
     record: (row) => cities.record(row),
     rowBytes: cities.rowBytes,
     entity: 'cities',

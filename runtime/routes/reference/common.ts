@@ -5,7 +5,7 @@ import type { EntityFields, Projection } from '../../render/projection.js';
 import { projectionFor, serializeList } from '../../render/projection.js';
 import { localizeName } from '../../engine/localize.js';
 import type { NamedEntity } from '../../engine/name-keys.js';
-import { numberSorted, sortBy, sortObjects } from '../../engine/sort.js';
+import { numberSorted, sortBy, sortObjects, type SortKey } from '../../engine/sort.js';
 import type { ListParams, Page } from '../params.js';
 import { ApiError, type Tier } from '../../contract/index.js';
 import { pathSpec } from '../params.js';
@@ -77,6 +77,8 @@ export interface ListSpec<R extends Nameable> {
   /** Rows in the snapshot's order. */
   count: number;
   rowAt(index: number): number;
+  /** Set when rowAt(i) is rowStart + i (one range of the table): its sorted orders are then kept (engine/sorted-rows.ts). */
+  rowStart?: number;
   record(row: number): R;
   /** The table the rows belong to (q filters use its cached name keys). */
   entity: NamedEntity;
@@ -189,20 +191,35 @@ function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>
       for (let i = page.offset, end = Math.min(spec.count, page.offset + page.limit); i < end; i++) rows.push(spec.rowAt(i));
       return rows;
     }
-    for (let i = 0; i < spec.count; i++) {
-      const row = spec.rowAt(i);
-      if (q === null || ctx.engine.rowMatchesQ(spec.entity, row, q.key)) rows.push(row);
-    }
-    if (sort !== null) {
+    const sortRows = (unsorted: number[], keys: readonly SortKey[]): number[] => {
       const values = rowValuesOf(rowBytes);
       // Names sort by their precomputed rank (the same order) instead of being read and folded.
-      const ranks = sort.some((key) => key.field === 'name') ? ctx.engine.nameRanks(spec.entity) : null;
-      sortBy(rows, sort, ranks === null ? spec.set : numberSorted(spec.set, 'name'), (row, name) => {
+      const ranks = keys.some((key) => key.field === 'name') ? ctx.engine.nameRanks(spec.entity) : null;
+      return sortBy(unsorted, keys, ranks === null ? spec.set : numberSorted(spec.set, 'name'), (row, name) => {
         if (ranks !== null && name === 'name') return ranks[row];
         const field = values.field(name);
         return field === undefined ? undefined : values.value(row, field);
       });
+    };
+    if (sort !== null && spec.rowStart !== undefined) {
+      // A range's sorted order is kept (engine/sorted-rows.ts): made by a request without `q`,
+      // read by any. Filtering it gives the rows and order of filtering first (the sort is stable).
+      const key = `${spec.entity} ${spec.rowStart} ${spec.count} ${sort.map((k) => `${k.field}:${k.descending ? 'desc' : 'asc'}`).join(',')}`;
+      const range = (): number[] => Array.from({ length: spec.count }, (_, i) => spec.rowAt(i));
+      const order = q === null ? ctx.engine.sortedRows(key, () => Int32Array.from(sortRows(range(), sort))) : ctx.engine.keptSortedRows(key);
+      if (order !== undefined) {
+        for (let i = 0; i < order.length; i++) {
+          const row = order[i]!;
+          if (q === null || ctx.engine.rowMatchesQ(spec.entity, row, q.key)) rows.push(row);
+        }
+        return rows;
+      }
     }
+    for (let i = 0; i < spec.count; i++) {
+      const row = spec.rowAt(i);
+      if (q === null || ctx.engine.rowMatchesQ(spec.entity, row, q.key)) rows.push(row);
+    }
+    if (sort !== null) sortRows(rows, sort);
     return rows;
   };
   if (page === null) {

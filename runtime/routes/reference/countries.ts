@@ -25,6 +25,7 @@ export const countriesList: Operation = {
       params,
       count: countries.count,
       rowAt: (i) => i,
+      rowStart: 0,
       record: (row) => countries.record(row),
       rowBytes: countries.rowBytes,
       entity: 'countries',
