@@ -6,13 +6,13 @@ import type { Store } from '../store/types.js';
 import { countryRowByIso2, countryRowByIso3, countryRowByNumericCode, countryRowsOfSubregion, resolveCountryRow } from './countries.js';
 import { currencyList, type CurrencyInfo } from './currency.js';
 import { rowMatchesQ, type NamedEntity } from './name-keys.js';
-import { keptSortedRows, sortedRows } from './sorted-rows.js';
 import { checkNameRanks, nameRanks } from './name-order.js';
 import { perStore } from './per-store.js';
 import { matchPhoneDigits, phoneEntries, phoneEntriesByCode, phoneEntryOfRow, type PhoneEntry, type PhoneMatch } from './phone.js';
 import { PostcodeEngine } from './postcodes/engine.js';
 import { subregionRowsOfRegion } from './regions.js';
 import { searchContext, type SearchContext } from './search/context.js';
+import { keptSortedRows, sortedRows } from './sorted-rows.js';
 import { stateRowByIso3166, stateRowInCountry, stateRowsInCountry } from './states.js';
 import { countryZone } from './timezone.js';
 import { autocompleteSearch, prepareAutocomplete } from './search/autocomplete.js';
@@ -86,7 +86,6 @@ export class Engine {
   keptSortedRows(key: string): Int32Array | undefined {
     return keptSortedRows(this.store, key);
   }
-
 
   /** Each row's rank in name order, or null when the snapshot has none for `entity`. */
   nameRanks(entity: NamedEntity): Int32Array | null {

@@ -40,12 +40,11 @@ function keysOf(store: Store, entity: NamedEntity): IndexedKeys | FoldedKeys {
   const all = keysByEntity.get(store);
   let keys = all.get(entity);
   if (!keys) {
-    const count = store[entity].count;
     if (isPrefixed(entity)) {
       const section = prefixSection(entity);
-      const index = PrefixIndex.from(store.section(section), 0, section);
-      keys = { index, entries: null };
+      keys = { index: PrefixIndex.from(store.section(section), 0, section), entries: null };
     } else {
+      const count = store[entity].count;
       keys = { name: new Array<string | undefined>(count), native: new Array<string>(count) };
     }
     all.set(entity, keys);

@@ -54,6 +54,10 @@ const VARIETY = 120;
 /** The largest lists the samples are drawn from (states, cities, postcodes of a country). */
 const SAMPLE_CAPS = { states: 100, cities: 500, postcodes: 5000 } as const;
 
+/** Lists warmed with a sorted page too, and those warmed with a `q` filter (sampleRequests). */
+const SORTED_LISTS = new Set(['countriesList', 'statesAll', 'countryStates', 'countryCities', 'stateCities']);
+const FILTERED_LISTS = new Set(['countriesList', 'statesAll', 'countryStates']);
+
 /** Parameter names a sample supplies; an operation needing one the sample lacks is not warmed on it (its example may not exist in this data). */
 const SAMPLED = new Set(['ciso', 'countryCode', 'siso', 'iso', 'state_code', 'city_id', 'code', 'q', 'lat', 'lng']);
 
@@ -194,6 +198,11 @@ export function sampleRequests(store: Store, operations: readonly Operation[]): 
       // the whole-list code is the same as for the lists of one country, warmed whole below.
       if (!paged || op.path.includes(':')) add({ operation: op.name, params, query });
       if (paged) add({ operation: op.name, params, query: { ...query, limit: '20' } });
+      // Sorted pages (engine/sorted-rows.ts) and `q` filters run code no plain list runs. `q` only
+      // over countries and states: over cities it would also make their row-to-key table
+      // (engine/name-keys.ts, 1.2 MiB per thread on the full dataset), which waits for a real one.
+      if (SORTED_LISTS.has(op.name)) add({ operation: op.name, params, query: { ...query, sort: 'name:desc,id', limit: '20', offset: '1' } });
+      if (FILTERED_LISTS.has(op.name)) add({ operation: op.name, params, query: { ...query, q: 'an', sort: 'name:desc,id', limit: '20' } });
       if (op.params.some((spec) => spec.name === 'state_code') && sample.state_code !== undefined) add({ operation: op.name, params, query: { ...query, state_code: sample.state_code } });
     }
   }

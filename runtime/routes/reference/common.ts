@@ -80,7 +80,7 @@ export interface ListSpec<R extends Nameable> {
   /** Set when rowAt(i) is rowStart + i (one range of the table): its sorted orders are then kept (engine/sorted-rows.ts). */
   rowStart?: number;
   record(row: number): R;
-  /** The table the rows belong to (q filters use its cached name keys). */
+  /** The table the rows belong to (q filters match its rows' name keys: engine/name-keys.ts). */
   entity: NamedEntity;
   cacheControl: string;
   /** The table's row bytes (store.<entity>.rowBytes): default bodies are then written from them, no record decoded. */
