@@ -118,12 +118,13 @@ export function pageHeaders(cacheControl: string, total: number, page: Page): Re
 export function pagedListReply<T extends object>(items: readonly T[], projection: Projection, cacheControl: string, page: Page | null): Reply {
   if (page === null) return renderedJson(() => serializeList(projection, items.length, (i) => items[i]!), cacheControl);
   const slice = items.slice(page.offset, page.offset + page.limit);
-  return { status: 200, body: serializeList(projection, slice.length, (i) => slice[i]!), headers: pageHeaders(cacheControl, items.length, page) };
+  return rendered(() => serializeList(projection, slice.length, (i) => slice[i]!), pageHeaders(cacheControl, items.length, page));
 }
 
 /**
- * A list reply. Whole lists are rendered on demand (the HTTP layer's response cache answers
- * repeats); a page (limit/offset) is rendered with its request, its headers carrying the total.
+ * A list reply, rendered on demand (the HTTP layer's response cache answers repeats). A page
+ * (limit/offset) selects its rows with the request, for the total its headers carry; its body is
+ * rendered only when not held.
  */
 export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>): Reply {
   const projection = projectionOf(spec.set, spec.tier, spec.params);
@@ -158,7 +159,7 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
     total = records.length;
     records = records.slice(page.offset, page.offset + page.limit);
   }
-  return { status: 200, body: serializeList(projection, records.length, (i) => records[i]!), headers: pageHeaders(spec.cacheControl, total, page) };
+  return rendered(() => serializeList(projection, records.length, (i) => records[i]!), pageHeaders(spec.cacheControl, total, page));
 }
 
 /**
@@ -225,11 +226,11 @@ function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>
   if (page === null) {
     return rendered(() => rowsBodyOf(rowBytes, projection, select(), locale), cacheControlHeaders(spec.cacheControl));
   }
+  // The rows are selected here, for the total in the headers; the page's body is rendered only
+  // when the response cache does not hold it (the key holds limit and offset).
   const rows = select();
   const shown = storedOrder ? rows : rows.slice(page.offset, page.offset + page.limit);
-  // Copied: the row writer's bytes are borrowed until the next render.
-  const body = Buffer.from(rowsBodyOf(rowBytes, projection, shown, locale));
-  return { status: 200, body, headers: pageHeaders(spec.cacheControl, storedOrder ? spec.count : rows.length, page) };
+  return rendered(() => rowsBodyOf(rowBytes, projection, shown, locale), pageHeaders(spec.cacheControl, storedOrder ? spec.count : rows.length, page));
 }
 
 /** The records a non-plain list request selects: filtered (q on name/native), sorted on the full records, localized. */
