@@ -69,6 +69,22 @@ describe('every operation kind', () => {
     await assertConditional('/v1/countries/US/states?sort=name:desc', 'supporter');
   });
 
+  it('a page of a list: ETag, X-Cache MISS then HIT with the same page headers, 304', async () => {
+    for (const path of ['/v1/countries/US/cities?sort=population:desc,name&limit=2&offset=1', '/v1/states?q=an&limit=3', '/v1/countries?locale=de&limit=5&offset=2', '/v1/currency?limit=3']) {
+      await assertConditional(path);
+      const [first, second] = [await get(path), await get(path)];
+      assert.equal(second.headers['x-cache'], 'HIT', path);
+      for (const name of ['x-geoapi-total-count', 'x-geoapi-limit', 'x-geoapi-offset']) {
+        assert.ok(first.headers[name] !== undefined, `${path}: ${name}`);
+        assert.equal(second.headers[name], first.headers[name], `${path}: ${name}`);
+      }
+    }
+    // Another page of the same list is another answer.
+    const other = await get('/v1/countries/US/cities?sort=population:desc,name&limit=2&offset=3');
+    assert.equal(other.headers['x-cache'], 'MISS');
+    assert.equal(other.headers['x-geoapi-offset'], '3');
+  });
+
   it('a detail', async () => {
     await assertConditional('/v1/countries/US');
     await assertConditional('/v1/countries/US/states/CA', 'community');
