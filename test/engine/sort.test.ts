@@ -82,4 +82,23 @@ describe('sortBy', () => {
       assert.deepEqual(sortObjects([...items], keys, CITY_FIELDS).map((item) => item['id']), expected);
     }
   });
+
+  it('orders thousands of items with numbers of every magnitude and sign as the documented comparison does (oracle)', () => {
+    const random = prng(17);
+    const number = (): unknown => {
+      const kind = random();
+      if (kind < 0.05) return null;
+      if (kind < 0.1) return random() < 0.5 ? 0 : -0;
+      if (kind < 0.4) return Math.round((random() - 0.5) * 2e6); // ints, many repeated digits
+      if (kind < 0.7) return (random() - 0.5) * 10 ** Math.floor(random() * 40 - 20);
+      if (kind < 0.8) return Number.MAX_VALUE * (random() < 0.5 ? -1 : 1);
+      if (kind < 0.9) return ((random() - 0.5) * 180).toFixed(5); // decimal text
+      return Math.floor(random() * 4); // ties
+    };
+    for (let trial = 0; trial < 20; trial++) {
+      const items = Array.from({ length: 500 + Math.floor(random() * 3000) }, (_, id) => ({ id, latitude: number(), population: number(), name: random() < 0.5 ? 'a' : 'B' }) as Record<string, unknown>);
+      const keys = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({ field: ['latitude', 'population', 'name'][Math.floor(random() * 3)]!, descending: random() < 0.5 }));
+      assert.deepEqual(sortObjects([...items], keys, CITY_FIELDS).map((item) => item['id']), oracle(items, keys).map((item) => item['id']), JSON.stringify(keys));
+    }
+  });
 });

@@ -196,10 +196,10 @@ function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>
       const values = rowValuesOf(rowBytes);
       // Names sort by their precomputed rank (the same order) instead of being read and folded.
       const ranks = keys.some((key) => key.field === 'name') ? ctx.engine.nameRanks(spec.entity) : null;
-      return sortBy(unsorted, keys, ranks === null ? spec.set : numberSorted(spec.set, 'name'), (row, name) => {
+      return sortBy(unsorted, keys, ranks === null ? spec.set : numberSorted(spec.set, 'name'), (row, name, numeric) => {
         if (ranks !== null && name === 'name') return ranks[row];
         const field = values.field(name);
-        return field === undefined ? undefined : values.value(row, field);
+        return field === undefined ? undefined : numeric ? values.numericValue(row, field) : values.value(row, field);
       });
     };
     if (sort !== null && spec.rowStart !== undefined) {
