@@ -3,6 +3,7 @@
 // come from nameAt() without decoding the parents.
 import type { Caller, Tier } from '../contract/index.js';
 import { localizeName, type LocalizedName } from '../engine/localize.js';
+import { localizeStoredTranslations } from '../engine/localize-stored.js';
 import type { SearchEntity } from '../engine/search/context.js';
 import type { CityRecord, CountryRecord, StateRecord } from '../format/model.js';
 import { rowValuesOf } from '../store/row-values.js';
@@ -67,7 +68,16 @@ export function localizedNameOfRow(rowBytes: RowBytes, row: number, locale: stri
   const values = rowValuesOf(rowBytes);
   let fields = nameFields.get(rowBytes);
   if (fields === undefined) nameFields.set(rowBytes, (fields = [values.field('name')!, values.field('native')!, values.field('translations')!]));
-  return localizeName(locale, values.value(row, fields[0]) as string, values.value(row, fields[1]) as string | null, values.value(row, fields[2]) as string | null);
+  const name = values.value(row, fields[0]) as string;
+  const native = (): string | null => values.value(row, fields[1]) as string | null;
+  const translationsAt = values.stringStart(row, fields[2]);
+  if (translationsAt >= 0) {
+    // Read in place (engine/localize-stored.ts), unless the stored text is not of the shape it reads.
+    const chosen = localizeStoredTranslations(locale.toLowerCase(), rowBytes.bytes, translationsAt, values.stringLength(translationsAt));
+    if (chosen === undefined) return localizeName(locale, name, native(), values.value(row, fields[2]) as string);
+    if (chosen !== null) return chosen;
+  }
+  return localizeName(locale, name, native(), null);
 }
 
 /** localizedNameOfRow's fields of a table (name, native, translations), looked up once per table, not per row. */

@@ -19,6 +19,8 @@ export interface WarmUpRequest {
    * paths through different data (VARIETY), not the render of each tier.
    */
   once?: true;
+  /** Answered at the tiers above Basic only: its parameters need fields Basic lacks (a sort on population, a locale's names). */
+  aboveBasic?: true;
 }
 
 /**
@@ -32,6 +34,12 @@ const TIERS: readonly [Tier, CountryTier][] = [
   ['coordinates', 'full'],
   ['full', 'full'],
 ];
+
+/** The tiers a warm-up request is answered at (TIERS' rows). */
+export function tiersOf(request: WarmUpRequest): readonly [Tier, CountryTier][] {
+  if (request.once) return TIERS.slice(0, 1);
+  return request.aboveBasic ? TIERS.slice(1) : TIERS;
+}
 
 /**
  * Values the data offers for a parameter name, per sampled country (the one with the most
@@ -201,8 +209,14 @@ export function sampleRequests(store: Store, operations: readonly Operation[]): 
       // Sorted pages (engine/sorted-rows.ts) and `q` filters run code no plain list runs. `q` only
       // over countries and states: over cities it would also make their row-to-key table
       // (engine/name-keys.ts, 1.2 MiB per thread on the full dataset), which waits for a real one.
-      if (SORTED_LISTS.has(op.name)) add({ operation: op.name, params, query: { ...query, sort: 'name:desc,id', limit: '20', offset: '1' } });
+      // Both kinds of sort key: names (by their ranks) and ints, decimal texts (coordinates).
+      if (SORTED_LISTS.has(op.name)) {
+        add({ operation: op.name, params, query: { ...query, sort: 'name:desc,id', limit: '20', offset: '1' } });
+        add({ operation: op.name, params, query: { ...query, sort: 'latitude:desc,population', limit: '20' }, aboveBasic: true });
+      }
       if (FILTERED_LISTS.has(op.name)) add({ operation: op.name, params, query: { ...query, q: 'an', sort: 'name:desc,id', limit: '20' } });
+      // `locale` reads each row's translations in place (engine/localize-stored.ts): no other request does.
+      if (op.params.some((spec) => spec.name === 'locale')) add({ operation: op.name, params, query: paged ? { ...query, locale: 'de', limit: '20' } : { ...query, locale: 'de' }, aboveBasic: true });
       if (op.params.some((spec) => spec.name === 'state_code') && sample.state_code !== undefined) add({ operation: op.name, params, query: { ...query, state_code: sample.state_code } });
     }
   }
@@ -275,7 +289,7 @@ export function warmUpSteps(store: Store, operations: readonly Operation[], nowM
   const steps: (() => void)[] = [];
   for (const request of warmUpRequests(store, operations)) {
     const op = byName.get(request.operation)!;
-    for (const [tier, countryTier] of request.once ? TIERS.slice(0, 1) : TIERS) {
+    for (const [tier, countryTier] of tiersOf(request)) {
       const rounds = request.once ? 1 : ROUNDS;
       steps.push(() => {
         const started = performance.now();
