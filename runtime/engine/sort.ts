@@ -3,10 +3,11 @@
 // (deterministic ties).
 //
 // Stable API: sortObjects(items, keys, set) sorts `items` in place and returns it; sortBy does the
-// same for items whose values come from a function (list rows read from the table's bytes). SortKey
-// comes from params.sortParam. Numbers and decimal text (latitude …) compare numerically, text by
-// matchKey() then raw text; null/absent values sort as the smallest: first in `asc`, last in
-// `desc` (decisions.md, as SQL's default NULLS order does).
+// same for items whose values come from a function (list rows read from the table's bytes);
+// numericKey is the value a numeric field sorts by. SortKey comes from params.sortParam. Numbers
+// and decimal text (latitude …) compare numerically, text by matchKey() then raw text; null/absent
+// values sort as the smallest: first in `asc`, last in `desc` (decisions.md, as SQL's default
+// NULLS order does).
 import { matchKey } from '../text/normalise.js';
 
 /** What sorting needs of a field list (render/fields.ts): how each field compares. */
@@ -21,7 +22,8 @@ export interface SortKey {
 
 type Key = string | null;
 
-function numericKey(value: unknown): number | null {
+/** What a field compared as a number sorts by: a finite number, or the Number() of non-blank text; else null. */
+export function numericKey(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value === 'string' && value.trim() !== '') {
     const n = Number(value);

@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { numericKey } from '../../runtime/engine/sort.js';
 import { rowValuesOf, simpleDecimalAt } from '../../runtime/store/row-values.js';
 import type { Store } from '../../runtime/store/types.js';
 import { prng } from '../support/random.js';
 import { fixtureSnapshot, fullDatasetSkip, fullSnapshot } from '../support/snapshots.js';
 
 const encoder = new TextEncoder();
-
-/** What a sort comparing a field as a number makes of a value (engine/sort.ts numericKey). */
-function numericKey(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'string' && value.trim() !== '') {
-    const n = Number(value);
-    return Number.isFinite(n) ? n : null;
-  }
-  return null;
-}
 
 /** numericValue against value() for every numeric field of the rows. */
 function numericValuesAgree(store: Store, rows: (entity: 'countries' | 'states' | 'cities' | 'postcodes') => Iterable<number>): number {
