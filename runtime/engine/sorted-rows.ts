@@ -1,7 +1,7 @@
 // Sorted orders of list ranges (`sort` on the country, state and city lists), kept per snapshot
 // and thread. Each page of a sorted list (limit/offset) is a request of its own, whose rows are
 // selected for the total its headers carry, even when the response cache holds its body: paging
-// through the US's 20k cities by population, 100 at a time, sorted all 20k on every page
+// through the US's 16,731 cities by population, 100 at a time, sorted them all on every page
 // (~4–8 ms a page). A request without `q` now sorts the whole range once and keeps its order; the
 // next pages read it, and so do requests with `q` and the same sort (a stable sort then a filter
 // gives the filter then the sort: ties keep the range's order either way). A request with `q` and
@@ -13,7 +13,7 @@
 import type { Store } from '../store/types.js';
 import { perStore } from './per-store.js';
 
-/** Rows of kept orders per thread: 1 MiB (the US's cities, the largest range, are 20k rows). */
+/** Rows of kept orders per thread: 1 MiB (the US's cities, the largest range, are 16,731 rows). */
 export const MAX_KEPT_ROWS = 1 << 18;
 
 interface Kept {
