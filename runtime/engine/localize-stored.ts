@@ -4,10 +4,11 @@
 // row's ~420 bytes of translations into an object (TextDecoder, JSON.parse twice) to read one key.
 //
 // The scan takes the common shape only: a flat object of string values, compact, keys of ASCII
-// characters, values without escapes (every stored translation of the full dataset). Anything
-// else — whitespace, escapes, nested values, non-ASCII keys (`toLowerCase` maps some to ASCII),
-// invalid JSON, a key repeated among those the locale could choose (JSON.parse keeps the last
-// value at the first key's place) — is left to localizeName on the decoded text
+// characters, values without escapes (every row's translations in the full dataset but one
+// city's, one of whose values holds an escaped character). Anything else — whitespace, escapes,
+// nested values, non-ASCII keys (`toLowerCase` maps some to ASCII), invalid JSON, a value that
+// starts with a byte-order mark, a key repeated among those the locale could choose (JSON.parse
+// keeps the last value at the first key's place) — is left to localizeName on the decoded text
 // (test/engine/localize-stored.test.ts compares the two).
 import { decodeUtf8 } from '../store/record-byte-buffer.js';
 import type { LocalizedName } from './localize.js';
