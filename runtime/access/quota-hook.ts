@@ -64,6 +64,11 @@ export interface QuotaSharedInit {
   /** The quota settings (runtime/access/quota/options.ts; the server passes GeoapiConfig.quota), over the defaults. */
   options?: Record<string, unknown>;
   log?(message: string): void;
+  /**
+   * The clock whose month decides which saved counts a restart restores: the server's fixed time
+   * when it runs on one (tests), else the wall clock.
+   */
+  now?(): Date;
 }
 
 export interface QuotaGateInit {

@@ -145,14 +145,14 @@ async function loadSnapshot(config: GeoapiConfig, operationsModule: string | nul
 }
 
 /** Step 2: the shared quota counters when quotas are on (the configuration decides); null when off. */
-function startQuota(config: GeoapiConfig, policy: Policy, log: (message: string) => void): { shared: QuotaShared | null; stop(): Promise<void> } {
+function startQuota(config: GeoapiConfig, policy: Policy, log: (message: string) => void, fixedNowMs: number | null): { shared: QuotaShared | null; stop(): Promise<void> } {
   if (config.quota.mode === 'off') {
     log('quota: off (nothing is counted or limited)');
     return { shared: null, stop: async () => undefined };
   }
   let shared: QuotaShared;
   try {
-    shared = createQuotaShared(policy, { options: { ...config.quota }, log });
+    shared = createQuotaShared(policy, { options: { ...config.quota }, log, ...(fixedNowMs !== null ? { now: () => new Date(fixedNowMs) } : {}) });
   } catch (error) {
     throw new ServerStartError(`quota: ${(error as Error).message}`);
   }
@@ -339,7 +339,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let quota: ReturnType<typeof startQuota>;
   try {
     snapshot = await (options.snapshotRead ?? loadSnapshot(config, operationsModule));
-    quota = startQuota(config, policy, log);
+    quota = startQuota(config, policy, log, fixedNowMs);
   } catch (error) {
     // The thread waiting for its start ends now.
     stop();

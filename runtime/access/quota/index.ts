@@ -44,7 +44,7 @@ export function createQuotaShared(_policy: Policy, init: QuotaSharedInit = {}): 
   const log = init.log ?? ((message: string) => console.error(`geoapi: ${message}`));
   const table = CounterTable.create(options.capacity);
   if (options.mode === 'memory' && options.stateFile) {
-    const stateFile = new QuotaStateFile(options.stateFile, table, { intervalMs: options.persistIntervalMs, log });
+    const stateFile = new QuotaStateFile(options.stateFile, table, { intervalMs: options.persistIntervalMs, log, ...(init.now ? { now: init.now } : {}) });
     const restored = stateFile.load();
     log(`quota: in memory, ${restored} bucket(s) restored from ${options.stateFile}, saved every ${options.persistIntervalMs} ms`);
     stateFile.start();

@@ -76,7 +76,8 @@ test('the policy can change limits while counts are kept', () => {
 
 test('memory mode wires the table, the gate and the state file together', async () => {
   const stateFile = path.join(mkdtempSync(path.join(tmpdir(), 'geoapi-quota-')), 'quota-state.json');
-  const shared = createQuotaShared(policy, { options: { mode: 'memory', stateFile, persistIntervalMs: 60_000 }, log: () => undefined });
+  // The restart restores the counts of NOW's month, not of the wall clock's.
+  const shared = createQuotaShared(policy, { options: { mode: 'memory', stateFile, persistIntervalMs: 60_000 }, log: () => undefined, now: () => NOW });
   const gate = createQuotaGate({ policy, shared, threadIndex: 0, threadCount: 1, log: () => undefined });
   const caller = callerFor('wired', 'starter', policy);
   const d = (await gate.consume(caller, NOW)) as QuotaDecision;
@@ -85,7 +86,7 @@ test('memory mode wires the table, the gate and the state file together', async 
   const saved = JSON.parse(readFileSync(stateFile, 'utf8'));
   assert.deepEqual(saved.buckets, [{ key: 'key:wired', day: '2026-11-22', dayUsed: 1, month: '2026-11', monthUsed: 1 }]);
   // A second start restores the count.
-  const again = createQuotaShared(policy, { options: { mode: 'memory', stateFile, persistIntervalMs: 60_000 }, log: () => undefined });
+  const again = createQuotaShared(policy, { options: { mode: 'memory', stateFile, persistIntervalMs: 60_000 }, log: () => undefined, now: () => NOW });
   const gate2 = createQuotaGate({ policy, shared: again, threadIndex: 0, threadCount: 1, log: () => undefined });
   assert.equal(((await gate2.consume(caller, NOW)) as QuotaDecision).headers['X-GEOAPI-Daily-Used'], '2');
   await stopQuotaShared(again);
