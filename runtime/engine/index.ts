@@ -75,9 +75,9 @@ export class Engine {
     return rowMatchesQ(this.store, entity, row, key);
   }
 
-  // `sort` of the lists: orders of row ranges kept (sorted-rows.ts), names by rank (name-order.ts).
+  // `sort` and `q` of the lists: orders and selections of row ranges kept (sorted-rows.ts), names by rank (name-order.ts).
 
-  /** The order kept under `key` (a row range and its sort keys), else `sort()`'s, then kept. */
+  /** The rows kept under `key` (a row range, its sort keys, and `q` for a selection), else `sort()`'s, then kept. */
   sortedRows(key: string, sort: () => Int32Array): Int32Array {
     return sortedRows(this.store, key, sort);
   }

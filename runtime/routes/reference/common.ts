@@ -166,10 +166,10 @@ export function listReply<R extends Nameable>(ctx: RequestContext, spec: ListSpe
  * The rows as a JSON array: with `locale`, each row's localized_name and matched_locale (as
  * withLocale computes them from its name, native and translations) come in as the writer's extras.
  */
-function rowsBodyOf(rowBytes: RowBytes, projection: Projection, rows: readonly number[], locale: string | null): Buffer {
+function rowsBodyOf(rowBytes: RowBytes, projection: Projection, rows: ArrayLike<number>, locale: string | null): Buffer {
   const localizedNames = locale === null ? [] : LOCALIZED_NAMES.filter((name) => projection.names.includes(name));
   if (locale === null || localizedNames.length === 0) return rowsJson(rowBytes, projection, rows.length, (i) => rows[i]!);
-  const items = rows.map((row) => ({ row }));
+  const items = Array.from(rows, (row) => ({ row }));
   return writeRowsArray(rowJsonWriter(rowBytes, projection, localizedNames), items, new Array<unknown>(localizedNames.length), (extras, { row }) => {
     const localized = localizedNameOfRow(rowBytes, row, locale);
     for (let i = 0; i < localizedNames.length; i++) extras[i] = localized[localizedNames[i]!];
@@ -185,36 +185,31 @@ function rowsBodyOf(rowBytes: RowBytes, projection: Projection, rows: readonly n
 function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>, projection: Projection, rowBytes: RowBytes): Reply {
   const { q, sort, page, locale } = spec.params;
   const storedOrder = q === null && sort === null;
-  const select = (): number[] => {
+  const sortRows = (unsorted: number[], keys: readonly SortKey[]): number[] => {
+    const values = rowValuesOf(rowBytes);
+    // Names sort by their precomputed rank (the same order) instead of being read and folded.
+    const ranks = keys.some((key) => key.field === 'name') ? ctx.engine.nameRanks(spec.entity) : null;
+    return sortBy(unsorted, keys, ranks === null ? spec.set : numberSorted(spec.set, 'name'), (row, name, numeric) => {
+      if (ranks !== null && name === 'name') return ranks[row];
+      const field = values.field(name);
+      return field === undefined ? undefined : numeric ? values.numericValue(row, field) : values.value(row, field);
+    });
+  };
+  // A range's sorted orders and its q selections are kept (engine/sorted-rows.ts): every page of
+  // the list, and the same request again, read them instead of filtering and sorting the range.
+  const rangeKey = storedOrder || spec.rowStart === undefined ? null : `${spec.entity} ${spec.rowStart} ${spec.count} ${sort === null ? '' : sort.map((k) => `${k.field}:${k.descending ? 'desc' : 'asc'}`).join(',')}`;
+  const range = (): number[] => Array.from({ length: spec.count }, (_, i) => spec.rowAt(i));
+  /** The rows of the list, filtered (q) and sorted (sort), made afresh. */
+  const selectAfresh = (): number[] => {
     const rows: number[] = [];
-    if (storedOrder && page !== null) {
-      // A page of the list in its stored order: only the rows of the page.
-      for (let i = page.offset, end = Math.min(spec.count, page.offset + page.limit); i < end; i++) rows.push(spec.rowAt(i));
-      return rows;
-    }
-    const sortRows = (unsorted: number[], keys: readonly SortKey[]): number[] => {
-      const values = rowValuesOf(rowBytes);
-      // Names sort by their precomputed rank (the same order) instead of being read and folded.
-      const ranks = keys.some((key) => key.field === 'name') ? ctx.engine.nameRanks(spec.entity) : null;
-      return sortBy(unsorted, keys, ranks === null ? spec.set : numberSorted(spec.set, 'name'), (row, name, numeric) => {
-        if (ranks !== null && name === 'name') return ranks[row];
-        const field = values.field(name);
-        return field === undefined ? undefined : numeric ? values.numericValue(row, field) : values.value(row, field);
-      });
-    };
-    if (sort !== null && spec.rowStart !== undefined) {
-      // A range's sorted order is kept (engine/sorted-rows.ts): made by a request without `q`,
-      // read by any. Filtering it gives the rows and order of filtering first (the sort is stable).
-      const key = `${spec.entity} ${spec.rowStart} ${spec.count} ${sort.map((k) => `${k.field}:${k.descending ? 'desc' : 'asc'}`).join(',')}`;
-      const range = (): number[] => Array.from({ length: spec.count }, (_, i) => spec.rowAt(i));
-      const order = q === null ? ctx.engine.sortedRows(key, () => Int32Array.from(sortRows(range(), sort))) : ctx.engine.keptSortedRows(key);
-      if (order !== undefined) {
-        for (let i = 0; i < order.length; i++) {
-          const row = order[i]!;
-          if (q === null || ctx.engine.rowMatchesQ(spec.entity, row, q.key)) rows.push(row);
-        }
-        return rows;
+    const order = sort !== null && rangeKey !== null ? ctx.engine.keptSortedRows(rangeKey) : undefined;
+    if (order !== undefined) {
+      // The range's kept sorted order, filtered: the rows and order of filtering first (the sort is stable).
+      for (let i = 0; i < order.length; i++) {
+        const row = order[i]!;
+        if (q === null || ctx.engine.rowMatchesQ(spec.entity, row, q.key)) rows.push(row);
       }
+      return rows;
     }
     for (let i = 0; i < spec.count; i++) {
       const row = spec.rowAt(i);
@@ -223,14 +218,34 @@ function rowListReply<R extends Nameable>(ctx: RequestContext, spec: ListSpec<R>
     if (sort !== null) sortRows(rows, sort);
     return rows;
   };
+  const select = (): ArrayLike<number> => {
+    if (storedOrder) {
+      // The list in its stored order: only the rows of the page, or every row.
+      const rows: number[] = [];
+      for (let i = page === null ? 0 : page.offset, end = page === null ? spec.count : Math.min(spec.count, page.offset + page.limit); i < end; i++) rows.push(spec.rowAt(i));
+      return rows;
+    }
+    if (rangeKey === null) return selectAfresh();
+    // A sorted order is made by a request without q (the whole range sorted), and read by any.
+    if (q === null) return ctx.engine.sortedRows(rangeKey, () => Int32Array.from(sortRows(range(), sort!)));
+    // q after the sort's name: a q key may hold spaces.
+    return ctx.engine.sortedRows(`${rangeKey} q ${q.key}`, () => Int32Array.from(selectAfresh()));
+  };
   if (page === null) {
     return rendered(() => rowsBodyOf(rowBytes, projection, select(), locale), cacheControlHeaders(spec.cacheControl));
   }
   // The rows are selected here, for the total in the headers; the page's body is rendered only
   // when the response cache does not hold it (the key holds limit and offset).
   const rows = select();
-  const shown = storedOrder ? rows : rows.slice(page.offset, page.offset + page.limit);
+  const shown = storedOrder ? rows : rowsIn(rows, page.offset, page.offset + page.limit);
   return rendered(() => rowsBodyOf(rowBytes, projection, shown, locale), pageHeaders(spec.cacheControl, storedOrder ? spec.count : rows.length, page));
+}
+
+/** rows[start, end) (end clamped) as an array. */
+function rowsIn(rows: ArrayLike<number>, start: number, end: number): number[] {
+  const shown: number[] = [];
+  for (let i = start, last = Math.min(end, rows.length); i < last; i++) shown.push(rows[i]!);
+  return shown;
 }
 
 /** The records a non-plain list request selects: filtered (q on name/native), sorted on the full records, localized. */

@@ -152,6 +152,31 @@ describe('lists written from the row bytes', () => {
     assert.ok(compared > 100, `compared ${compared} answers`);
   });
 
+  it('keep what a q selects for its next pages and repeats, answering them with the bytes of the records path', () => {
+    const { store } = fixtureSnapshot();
+    const lists = listsOf(store, ['US', 'BR']);
+    const pages = [
+      { q: 'an', limit: '2' },
+      { q: 'an', limit: '2', offset: '2' },
+      { q: 'an', limit: '2', offset: '2' },
+      { q: 'an' },
+      { q: 'san', sort: 'population:desc', limit: '1' },
+      { q: 'san', sort: 'population:desc', limit: '1', offset: '1' },
+      { q: 'san', sort: 'population:desc' },
+    ];
+    assert.ok(checkLists(store, lists, pages) > 20);
+    const usCities = lists.find((list) => list.what === 'cities of US')!;
+    const [start, end] = usCities.rows;
+    const engine = engineFor(store);
+    const kept = engine.keptSortedRows(`cities ${start} ${end - start}  q an`);
+    assert.ok(kept !== undefined, 'the selection of q=an is kept under its range and q');
+    const matching = [];
+    for (let row = start; row < end; row++) if (engine.rowMatchesQ('cities', row, 'an')) matching.push(row);
+    assert.ok(matching.length > 1, 'the fixture has US cities matching an');
+    assert.deepEqual([...kept], matching);
+    assert.ok(engine.keptSortedRows(`cities ${start} ${end - start} population:desc q san`) !== undefined, 'and with its sort');
+  });
+
   it('sort names the same without the name order sections (a snapshot built before them)', () => {
     const { dir } = fixtureSnapshot();
     const bytes = loadSnapshotBytes(dir);
