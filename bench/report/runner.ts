@@ -15,7 +15,7 @@ import { BROWSER_ACCEPT_ENCODING, makeDriver, runNodeLoad, wrkAvailable, type Dr
 import type { LoadResult } from './load/loadgen.js';
 import { describeMachine, loadAverage, type Machine } from './machine.js';
 import { clusterPids, postgresUnavailable, startCluster, type PgCluster } from './postgres/cluster.js';
-import { loadSchema } from './postgres/load.js';
+import { loadSchema, settleDatabase } from './postgres/load.js';
 import { cpuSeconds, fileRssBytes, freePort, get, machineBusySeconds, processTree, pssBytes, serviceTimes, startServer, stealSeconds, stopServer, tcpRetransmits, treeRssBytes, waitReady, type RunningServer, type ServiceTimes } from './processes.js';
 import { summarizeGc, type GcSummary } from './gc.js';
 import { compareBodies } from './validate.js';
@@ -450,6 +450,7 @@ export async function runReport(options: RunnerOptions): Promise<ReportData> {
         for (const percent of GROWTH_SIZES) {
           if (percent !== 100) await loadSchema(connection, `ds${percent}`, readDataset(samples.get(percent)!, { postcodes: false }));
         }
+        log(`PostgreSQL: vacuumed, checkpointed and synced in ${((await settleDatabase(connection)) / 1000).toFixed(1)} s`);
       } catch (error) {
         postgresSkipped = `could not start or load PostgreSQL: ${error instanceof Error ? error.message : String(error)}`;
         errors.push(postgresSkipped);

@@ -12,7 +12,9 @@ export const PG_BIN = process.env.GEOAPI_BENCH_PG_BIN ?? '/usr/lib/postgresql/15
 /**
  * Settings a team would give a read-only reference database behind an API on this machine: the
  * data fits in shared_buffers, JIT off and no parallel workers (both only slow short concurrent
- * queries), no durability work (nothing is written).
+ * queries), no durability work (nothing is written), and no background work once loaded: no
+ * autovacuum (the loader vacuums once: load.ts settleDatabase) and no timed checkpoint (its writes,
+ * spread over minutes, went on while other systems were measured; the cluster keeps running then).
  */
 const SETTINGS = [
   'listen_addresses=127.0.0.1',
@@ -26,6 +28,8 @@ const SETTINGS = [
   'fsync=off',
   'synchronous_commit=off',
   'full_page_writes=off',
+  'autovacuum=off',
+  'checkpoint_timeout=1d',
 ];
 
 export interface PgCluster {

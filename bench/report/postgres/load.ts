@@ -4,6 +4,7 @@
 // for similarity (on the names as stored and on their unaccent() forms, stored columns `name_ua`,
 // `native_ua` generated through an IMMUTABLE wrapper of the `unaccent` extension), a GiST index
 // on the city points for the nearby bounding box.
+import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { matchKey, postcodeKey } from '../../../runtime/text/normalise.js';
 import { CITY_FIELDS, COUNTRY_FIELDS, POSTCODE_FIELDS, STATE_FIELDS, type RawDataset } from '../dataset.js';
@@ -148,4 +149,27 @@ export async function loadSchema(connection: PgConnection, schema: string, datas
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Leaves the loaded database with nothing left to write, so its background processes stay idle
+ * while the other systems are measured (the cluster keeps running then): every table vacuumed and
+ * frozen (the first reads of a loaded table otherwise set each row's hint bits, dirtying every page
+ * again), every dirty buffer written out by a checkpoint now rather than by the timed ones spread
+ * over the next minutes, and the kernel's dirty pages flushed (`sync`, which also writes what the
+ * snapshot build left). With autovacuum off and a day's checkpoint timeout (cluster.ts) nothing
+ * starts later: the data never changes.
+ */
+export async function settleDatabase(connection: PgConnection): Promise<number> {
+  const t = performance.now();
+  const client = new pg.Client({ ...connection, database: 'postgres' });
+  await client.connect();
+  try {
+    await client.query('VACUUM (FREEZE, ANALYZE)');
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+  spawnSync('sync');
+  return performance.now() - t;
 }
