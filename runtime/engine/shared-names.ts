@@ -18,6 +18,8 @@ export const SHARED = {
   nodePopulationMaxima: (entity: string): string => `node-population-maxima:${entity}`,
   /** PostcodeFilterIndex.sharedLocalityByteStarts(). */
   localityByteStarts: 'locality-byte-starts',
+  /** PostcodeFilterIndex.sharedLocalityBlocks(). */
+  localityBlocks: 'locality-blocks',
   /** RowGroups.shared() of the postcode rows by a filter column (column: a POSTCODE_GROUPED_COLUMNS name). */
   postcodeRows: (column: string): string => `postcode-rows:${column}`,
 } as const;

@@ -2,7 +2,7 @@
 // thread — trigram membership bitmaps, the trigram index of the changed docs and the codes of the
 // others (name-matches.ts), autocomplete's PrefixTop, city kinds and nearby's per-node bounds (the
 // KD-trees' population maxima, the cities' kind masks), postcode locality
-// offsets, postcode rows grouped by filter column — built here once, in the main thread, into
+// offsets and block filters, postcode rows grouped by filter column — built here once, in the main thread, into
 // SharedArrayBuffers that go to the workers with their snapshot (at start a 'derived' message
 // once they listen, Store.adoptDerived; on a swap with the bytes in snapshot-prepare,
 // SnapshotBytes.derived), so they belong to their snapshot and go with it. Each worker thread
@@ -58,6 +58,7 @@ function deriveStructures(bytes: SnapshotBytes): Record<string, SharedArrayBuffe
   derived[SHARED.nodeKindMasks] = sharedCopy(search.nodeCityKindMasks());
   const postcodes = new PostcodeEngine(store);
   derived[SHARED.localityByteStarts] = postcodes.sharedLocalityByteStarts();
+  derived[SHARED.localityBlocks] = postcodes.sharedLocalityBlocks();
   Object.assign(derived, postcodes.sharedRowGroups());
   return derived;
 }

@@ -25,6 +25,7 @@ import type { PostcodeRecord } from '../format/model.js';
 import { SnapshotFormatError } from '../format/section.js';
 import { POSTCODE_FILTERS_SECTION } from '../format/sections.js';
 import { matchKey, postcodeTypeKey, stateCodeKey } from '../text/normalise.js';
+import { BLOCK_LOCALITIES, buildLocalityBlocksPack, LocalityBlocks, MIN_BLOCKED_BYTES, readLocalityBlocksPack } from './locality-blocks.js';
 
 const LAYOUT_VERSION = 1;
 /** Separator after each locality key; matchKey() turns every whitespace run into one space, so no key holds it. */
@@ -181,6 +182,8 @@ export interface CountryLocalities {
   byteStart: Int32Array;
   /** UTF-16 offset of each locality in the decoded text (index − localityStart). */
   charStart: Int32Array;
+  /** Which blocks of localities hold which trigrams (locality-blocks.ts), or null for a text under MIN_BLOCKED_BYTES. */
+  blocks: LocalityBlocks | null;
 }
 
 /** The matchKey of the i-th locality of `localities` (i = index − localityStart). */
@@ -197,6 +200,8 @@ const LOCALITY_TERMINATOR_BYTES = 1;
 
 export class PostcodeFilterIndex {
   private readonly localitiesByGroup = new Map<number, CountryLocalities>();
+  /** Every group's locality blocks, when adopted from the main thread (useLocalityBlocks); else each group's are built on first use. */
+  private adoptedBlocks: (LocalityBlocks | null)[] | null = null;
   /** Per locality: its byte offset in its group's text (shared by the main thread, or built here on first use). */
   private byteStarts: Int32Array | null = null;
   private readonly stateCodeIndex: Map<string, number>;
@@ -277,12 +282,14 @@ export class PostcodeFilterIndex {
       const localityStart = this.groupLocalityStart[group]!;
       const localityEnd = this.groupLocalityStart[group + 1]!;
       const text = this.localityText.subarray(this.groupTextStart[group]!, this.groupTextStart[group + 1]!);
+      const byteStart = this.localityByteStarts().subarray(localityStart, localityEnd);
       localities = {
         localityStart,
         localityEnd,
         bytes: Buffer.from(text.buffer, text.byteOffset, text.byteLength),
-        byteStart: this.localityByteStarts().subarray(localityStart, localityEnd),
+        byteStart,
         charStart: this.localityCharStart.subarray(localityStart, localityEnd),
+        blocks: this.adoptedBlocks !== null ? this.adoptedBlocks[group]! : blocksOf(text, byteStart),
       };
       this.localitiesByGroup.set(group, localities);
     }
@@ -335,6 +342,23 @@ export class PostcodeFilterIndex {
     this.byteStarts = starts;
   }
 
+  /** Every country group's locality blocks (null for a short text) in a SharedArrayBuffer for every thread (locality-blocks.ts). */
+  sharedLocalityBlocks(): SharedArrayBuffer {
+    const byteStarts = this.localityByteStarts();
+    const groups: (LocalityBlocks | null)[] = [];
+    for (let group = 0; group + 1 < this.groupTextStart.length; group++) {
+      const text = this.localityText.subarray(this.groupTextStart[group]!, this.groupTextStart[group + 1]!);
+      groups.push(blocksOf(text, byteStarts.subarray(this.groupLocalityStart[group]!, this.groupLocalityStart[group + 1]!)));
+    }
+    return buildLocalityBlocksPack(groups, this.localityText.length);
+  }
+
+  /** Reads sharedLocalityBlocks()'s buffer, before any country's localities are read; refuses one built for another index. */
+  useLocalityBlocks(buffer: ArrayBufferLike, name = 'locality blocks'): void {
+    this.adoptedBlocks = readLocalityBlocksPack(buffer, this.groupTextStart.length - 1, this.localityText.length, name);
+    this.localitiesByGroup.clear();
+  }
+
   private groupOf(rowStart: number): number {
     const starts = this.groupRowStart;
     let lo = 0;
@@ -365,19 +389,40 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
  */
 export function matchLocalities(localities: CountryLocalities, needle: string): Int32Array | null {
   if (needle === '' || LONE_SURROGATE.test(needle)) return matchDecoded(localities, needle);
-  const { bytes, byteStart } = localities;
+  const { bytes, byteStart, blocks } = localities;
   const needleBytes = Buffer.from(needle, 'utf8');
   const matched: number[] = [];
-  let from = 0;
-  for (;;) {
-    const hit = bytes.indexOf(needleBytes, from);
-    if (hit < 0) break;
-    const locality = lastAtOrBefore(byteStart, hit);
-    matched.push(locality);
-    // Continue after this locality: one hit per locality is enough.
-    from = locality + 1 < byteStart.length ? byteStart[locality + 1]! : bytes.length;
+  const candidates = blocks === null ? null : blocks.candidates(needleBytes);
+  if (candidates === null) {
+    searchText(bytes, 0, needleBytes, byteStart, matched);
+  } else {
+    // Only the blocks that may hold the needle, each run of consecutive ones in one search.
+    const blockCount = blocks!.blockCount;
+    for (let block = 0; block < blockCount; block++) {
+      if ((candidates[block >>> 5]! & (1 << (block & 31))) === 0) continue;
+      let last = block;
+      while (last + 1 < blockCount && (candidates[(last + 1) >>> 5]! & (1 << ((last + 1) & 31))) !== 0) last++;
+      const start = byteStart[block * BLOCK_LOCALITIES]!;
+      const next = (last + 1) * BLOCK_LOCALITIES;
+      const end = next < byteStart.length ? byteStart[next]! : bytes.length;
+      searchText(bytes.subarray(start, end), start, needleBytes, byteStart, matched);
+      block = last;
+    }
   }
   return matched.length === 0 ? null : Int32Array.from(matched);
+}
+
+/** Appends to `matched` the localities holding `needle` in `text`, which starts at byte `offset` of their group's text. */
+function searchText(text: Buffer, offset: number, needle: Buffer, byteStart: Int32Array, matched: number[]): void {
+  let from = 0;
+  for (;;) {
+    const hit = text.indexOf(needle, from);
+    if (hit < 0) return;
+    const locality = lastAtOrBefore(byteStart, offset + hit);
+    matched.push(locality);
+    // Continue after this locality: one hit per locality is enough.
+    from = (locality + 1 < byteStart.length ? byteStart[locality + 1]! : offset + text.length) - offset;
+  }
 }
 
 /** matchLocalities over the decoded text (UTF-16 offsets), for needles whose UTF-8 form differs. */
@@ -395,6 +440,11 @@ function matchDecoded(localities: CountryLocalities, needle: string): Int32Array
     from = locality + 1 < charStart.length ? charStart[locality + 1]! : text.length + 1;
   }
   return matched.length === 0 ? null : Int32Array.from(matched);
+}
+
+/** A group's locality blocks, or null when its text is too short to need them. */
+function blocksOf(text: Uint8Array, byteStart: Int32Array): LocalityBlocks | null {
+  return text.length >= MIN_BLOCKED_BYTES ? LocalityBlocks.build(text, byteStart) : null;
 }
 
 /** The last index i of an ascending array with starts[i] ≤ at (starts[0] ≤ at). */

@@ -119,9 +119,11 @@ export class PostcodeEngine {
     this.columns = PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), count);
     const byteStarts = store.derived(SHARED.localityByteStarts);
     if (byteStarts !== null) this.columns.useLocalityByteStarts(byteStarts, `${POSTCODE_FILTERS_SECTION} locality byte starts (shared)`);
+    const blocks = store.derived(SHARED.localityBlocks);
+    if (blocks !== null) this.columns.useLocalityBlocks(blocks, `${POSTCODE_FILTERS_SECTION} locality blocks (shared)`);
   }
 
-  /** The locality offsets of every country and the row groups (shared by the main thread, else built here), ahead of the first filtered request. */
+  /** The locality offsets and blocks of every country and the row groups (shared by the main thread, else built here), ahead of the first filtered request. */
   prepare(): void {
     this.filterGroups();
     this.columns.localityByteStarts();
@@ -134,6 +136,11 @@ export class PostcodeEngine {
   /** The locality offsets in a SharedArrayBuffer, for the main thread to build once for every thread (shared.ts). */
   sharedLocalityByteStarts(): SharedArrayBuffer {
     return this.columns.sharedLocalityByteStarts();
+  }
+
+  /** The locality blocks in a SharedArrayBuffer, for the main thread to build once for every thread (shared.ts). */
+  sharedLocalityBlocks(): SharedArrayBuffer {
+    return this.columns.sharedLocalityBlocks();
   }
 
   /** The row groups in SharedArrayBuffers, by SHARED name, for the main thread to build once for every thread (shared.ts). */
