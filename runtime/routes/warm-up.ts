@@ -59,6 +59,9 @@ type Sample = Record<string, string>;
  */
 const VARIETY = 120;
 
+/** Of the VARIETY places, every this many a postcode page with `q` (varietyRequests). */
+const POSTCODE_Q_STEP = 4;
+
 /** The largest lists the samples are drawn from (states, cities, postcodes of a country). */
 const SAMPLE_CAPS = { states: 100, cities: 500, postcodes: 5000 } as const;
 
@@ -253,7 +256,8 @@ function collector(): { requests: WarmUpRequest[]; add: (request: WarmUpRequest)
 /**
  * VARIETY places spread evenly over the cities (and postcodes): an autocomplete prefix of 2–8
  * characters of each name (every fifth the name with a letter dropped, a trigram fill), the name
- * with two letters swapped for fuzzy search, its point for nearby search, a postcode lookup.
+ * with two letters swapped for fuzzy search, its point for nearby search, a postcode lookup, and
+ * for some a postcode page with `q`.
  */
 function varietyRequests(store: Store, operations: Set<string>, places = VARIETY, phase = 0.5): WarmUpRequest[] {
   const requests: WarmUpRequest[] = [];
@@ -277,6 +281,17 @@ function varietyRequests(store: Store, operations: Set<string>, places = VARIETY
   for (let i = 0; i < places && postcodes.count > 0 && operations.has('postcodeLookup'); i++) {
     const postcode = postcodes.record(Math.floor(((i + phase) * postcodes.count) / places));
     requests.push({ operation: 'postcodeLookup', params: { countryCode: postcode.country_code, code: postcode.code }, query: {}, once: true });
+  }
+  // A postcode page with `q` at every POSTCODE_Q_STEP-th place: its locality's first characters
+  // (a code's when it has none), every other one with its state_code. The first such page after
+  // ready otherwise compiled the locality search and the merge of matched localities' rows: ~5 ms
+  // on the server, ~0.7 later.
+  for (let i = 0; i < places && postcodes.count > 0 && operations.has('postcodeSearch'); i += POSTCODE_Q_STEP) {
+    const postcode = postcodes.record(Math.floor(((i + phase) * postcodes.count) / places));
+    const q = postcode.locality_name ? [...postcode.locality_name].slice(0, 3).join('') : postcode.code.slice(0, 2);
+    const query: Record<string, string> = { q };
+    if ((i / POSTCODE_Q_STEP) % 2 === 1 && postcode.state_code) query.state_code = postcode.state_code;
+    requests.push({ operation: 'postcodeSearch', params: { countryCode: postcode.country_code }, query, once: true });
   }
   return requests;
 }

@@ -49,6 +49,10 @@ describe('warm-up requests', () => {
     assert.equal(new Set(variety.map((request) => JSON.stringify(request))).size, variety.length);
     const autocompleteQueries = new Set(variety.filter((request) => request.operation === 'autocomplete').map((request) => request.query.q));
     assert.ok(autocompleteQueries.size > 5, `expected varied autocomplete queries, found ${[...autocompleteQueries].join(', ')}`);
+    // Postcode pages with q, some with a state_code: the locality search and the merge of matched localities' rows.
+    const postcodePages = variety.filter((request) => request.operation === 'postcodeSearch');
+    assert.ok(postcodePages.length > 0 && postcodePages.every((request) => (request.query.q ?? '') !== ''), 'postcode pages with q');
+    assert.ok(postcodePages.some((request) => request.query.state_code !== undefined), 'and some with a state_code');
   });
 
   it('run as steps that never throw, even for an operation that fails on every request', () => {
