@@ -4,7 +4,9 @@
 // server harness exists. Baseline, same run: filter and sort a plain array of the same US
 // records, then slice the page.
 // The deep page must cost about what the first page costs (reported as a ratio, expected ≤ 1.5).
-// Then filtered first pages whose matches lie late in Mexico, against a scan of the country.
+// Then filtered first pages whose matches lie late in Mexico, against a scan of the country; and the
+// localities a q matches in the countries with locality blocks (JP, MX, MM), found through the
+// blocks against a search of the country's whole locality text.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -14,7 +16,7 @@ import { buildSnapshot } from '../build-index/build.js';
 import { configurePostcodeCursors, postcodeOperations } from '../runtime/routes/postcodes/index.js';
 import { PostcodeEngine, type PostcodeFilters } from '../runtime/engine/postcodes/engine.js';
 import { POSTCODE_FILTERS_SECTION, POSTCODE_KEYS_SECTION } from '../runtime/format/sections.js';
-import { matchLocalities, PostcodeFilterIndex } from '../runtime/indexes/postcode-filter-index.js';
+import { localityKeyAt, matchLocalities, PostcodeFilterIndex } from '../runtime/indexes/postcode-filter-index.js';
 import { StringTable } from '../runtime/indexes/string-table.js';
 import { postcodeProjection, serializePostcodes } from '../runtime/render/postcodes.js';
 import type { PostcodeRecord } from '../runtime/format/model.js';
@@ -158,6 +160,7 @@ export async function runPostcodeBench(): Promise<void> {
     console.log(`page ${DEEP_PAGE} / page 1 (median): handler ${deepRatio.toFixed(2)}, engine ${engineRatio.toFixed(2)} (expected ≤ 1.5)`);
 
     await runLateMatches(store);
+    await runLocalityBlocks(store);
     await runHttpPart(dir, deepCursor);
   } finally {
     if (reused === undefined) rmSync(dir, { recursive: true, force: true });
@@ -225,6 +228,44 @@ async function runLateMatches(store: Store): Promise<void> {
   }
   const rows = await measure(tasks);
   printTable(`in process, filtered first pages of MX (${end - start} postcodes, limit 20): the engine's walk against a scan of the country`, rows, (name) => (name.startsWith('engine: ') ? `scan: ${name.slice('engine: '.length)}` : undefined));
+}
+
+/**
+ * The localities a q matches (matchLocalities) in the countries with locality blocks, through the
+ * blocks against a search of the whole locality text (blocks: null), in the same run: 200 needles
+ * a country as a picker's user types them (3–8 characters of a random locality, from its start
+ * mostly) and 100 three-digit codes, each task running all of them.
+ */
+async function runLocalityBlocks(store: Store): Promise<void> {
+  const columns = PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), store.postcodes.count);
+  const engine = PostcodeEngine.of(store);
+  let seed = 7;
+  const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const tasks: [string, () => unknown][] = [];
+  for (const iso2 of ['JP', 'MX', 'MM']) {
+    const [start, end] = engine.countryRange(engine.countryRow(iso2));
+    if (start >= end) continue;
+    const blocked = columns.localitiesOfRange(start);
+    if (blocked.blocks === null) throw new Error(`${iso2}: expected locality blocks`);
+    const whole = { ...blocked, blocks: null };
+    const names: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const chars = [...localityKeyAt(blocked, Math.floor(random() * blocked.byteStart.length))];
+      const length = 3 + Math.floor(random() * 6);
+      const at = random() < 0.6 ? 0 : Math.floor(random() * Math.max(1, chars.length - length));
+      names.push(chars.slice(at, at + length).join(''));
+    }
+    const codes = Array.from({ length: 100 }, () => String(100 + Math.floor(random() * 900)));
+    for (const [kind, needles] of [['names', names], ['codes', codes]] as const) {
+      for (const needle of needles) {
+        if (String(matchLocalities(blocked, needle)) !== String(matchLocalities(whole, needle))) throw new Error(`${iso2} "${needle}": the blocks' matches differ from the whole text's`);
+      }
+      const label = `${iso2}, ${needles.length} ${kind}`;
+      tasks.push([`blocks: ${label}`, () => needles.map((needle) => matchLocalities(blocked, needle))], [`whole text: ${label}`, () => needles.map((needle) => matchLocalities(whole, needle))]);
+    }
+  }
+  const rows = await measure(tasks);
+  printTable('in process, the localities a q matches (all needles of a task in turn): the locality blocks against a search of the whole text', rows, (name) => (name.startsWith('blocks: ') ? `whole text: ${name.slice('blocks: '.length)}` : undefined));
 }
 
 interface LoadResult {
