@@ -53,6 +53,8 @@ describe('warm-up requests', () => {
     const postcodePages = variety.filter((request) => request.operation === 'postcodeSearch');
     assert.ok(postcodePages.length > 0 && postcodePages.every((request) => (request.query.q ?? '') !== ''), 'postcode pages with q');
     assert.ok(postcodePages.some((request) => request.query.state_code !== undefined), 'and some with a state_code');
+    // And a broad one (the shortest q, in the country with the most postcodes): the bitset path of many matched localities.
+    assert.ok(postcodePages.some((request) => [...request.query.q!].length === 2 && request.query.limit === '5'), 'a page with a two-character q');
   });
 
   it('run as steps that never throw, even for an operation that fails on every request', () => {

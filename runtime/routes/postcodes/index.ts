@@ -40,7 +40,7 @@ const STATE_CODE_RE = /^[A-Za-z0-9-]{1,255}$/;
 const CITY_ID_RE = /^\d{1,15}$/;
 const TYPE_RE = /^[A-Za-z0-9_-]{1,32}$/;
 
-const POSTCODE_Q = { min: 2, max: 100 } as const;
+export const POSTCODE_Q = { min: 2, max: 100 } as const;
 const COUNTRY_CODE_PATH = pathSpec('countryCode', 'ISO 3166-1 alpha-2 code (any case); alpha-3 codes and numeric ids are refused.', 'US', { pattern: COUNTRY_CODE_RE.source });
 // Secrets come from GEOAPI_CURSOR_SECRET(_PREVIOUS) through the configuration (runtime/config.ts,
 // routes/registry.ts configureOperations); until then, a random per-process secret.
