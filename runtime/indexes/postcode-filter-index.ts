@@ -425,6 +425,37 @@ function searchText(text: Buffer, offset: number, needle: Buffer, byteStart: Int
   }
 }
 
+/**
+ * matchLocalities among `among` alone (localities, as indexes − localityStart, ascending): for a
+ * needle holding another needle whose matches `among` are, only they can hold it. Each one's key
+ * is compared in place; a needle whose UTF-8 differs from its text goes to matchLocalities.
+ */
+export function matchLocalitiesAmong(localities: CountryLocalities, needle: string, among: Int32Array): Int32Array | null {
+  if (needle === '' || LONE_SURROGATE.test(needle)) return matchLocalities(localities, needle);
+  const { bytes, byteStart } = localities;
+  const needleBytes = Buffer.from(needle, 'utf8');
+  const matched: number[] = [];
+  for (let i = 0; i < among.length; i++) {
+    const locality = among[i]!;
+    const end = (locality + 1 < byteStart.length ? byteStart[locality + 1]! : bytes.length) - LOCALITY_TERMINATOR_BYTES;
+    if (holds(bytes, byteStart[locality]!, end, needleBytes)) matched.push(locality);
+  }
+  return matched.length === 0 ? null : Int32Array.from(matched);
+}
+
+/** Whether bytes[start, end) hold `needle` (keys are a few dozen bytes: a plain scan). */
+function holds(bytes: Uint8Array, start: number, end: number, needle: Uint8Array): boolean {
+  const n = needle.length;
+  const first = needle[0]!;
+  for (let at = start; at + n <= end; at++) {
+    if (bytes[at] !== first) continue;
+    let k = 1;
+    while (k < n && bytes[at + k] === needle[k]) k++;
+    if (k === n) return true;
+  }
+  return false;
+}
+
 /** matchLocalities over the decoded text (UTF-16 offsets), for needles whose UTF-8 form differs. */
 function matchDecoded(localities: CountryLocalities, needle: string): Int32Array | null {
   const text = decoder.decode(localities.bytes);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ArrayPack, ArrayPackBuilder } from '../../runtime/format/array-pack.js';
 import { SnapshotFormatError } from '../../runtime/format/section.js';
-import { localityKeyAt, matchLocalities, PostcodeFilterIndex, PostcodeFilterIndexBuilder, type PostcodeFilterFields } from '../../runtime/indexes/postcode-filter-index.js';
+import { localityKeyAt, matchLocalities, matchLocalitiesAmong, PostcodeFilterIndex, PostcodeFilterIndexBuilder, type PostcodeFilterFields } from '../../runtime/indexes/postcode-filter-index.js';
 import { matchKey, postcodeTypeKey, stateCodeKey } from '../../runtime/text/normalise.js';
 import { ownBuffer, pick, prng } from './helpers.js';
 
@@ -128,6 +128,24 @@ describe('PostcodeFilterIndex', () => {
         const expected = keys.flatMap((key, i) => (key.includes(needle) ? [i] : []));
         if (expected.length === 0) assert.equal(matched, null, `"${needle}": no match`);
         else assert.deepEqual([...matched!], expected, `"${needle}" in country group at row ${start}`);
+      }
+    }
+  });
+
+  it('matchLocalitiesAmong finds, among the matches of a shorter needle, exactly those of the longer one (brute force)', () => {
+    const needles = ['paulo', 'sao paulo', 'zurich', 'koln sud', 'n p', '東京', '😀 t', 'lodz', 'x', '\uD83D'];
+    for (const start of groupStarts(rows)) {
+      const localities = index.localitiesOfRange(start);
+      const keys: string[] = [];
+      for (let i = 0; i < localities.charStart.length; i++) keys.push(localityKeyAt(localities, i));
+      for (const needle of needles) {
+        const expected = keys.flatMap((key, i) => (key.includes(needle) ? [i] : []));
+        // Among the matches of each shorter prefix, and among every locality.
+        for (let cut = 1; cut <= [...needle].length; cut++) {
+          const among = matchLocalities(localities, [...needle].slice(0, cut).join('')) ?? new Int32Array(0);
+          const matched = matchLocalitiesAmong(localities, needle, among);
+          assert.deepEqual(matched === null ? [] : [...matched], expected, `"${needle}" among the matches of its first ${cut} characters`);
+        }
       }
     }
   });

@@ -9,7 +9,7 @@
 //   country (a scan of Mexico's 144,600 rows for a locality near its end took ~0.5 ms). A q
 //   matching many localities is tested per row against its memoised bitset of them.
 import { POSTCODE_FILTERS_SECTION, POSTCODE_KEYS_SECTION } from '../../format/sections.js';
-import { matchLocalities, PostcodeFilterIndex } from '../../indexes/postcode-filter-index.js';
+import { matchLocalities, matchLocalitiesAmong, PostcodeFilterIndex, type CountryLocalities } from '../../indexes/postcode-filter-index.js';
 import { RowGroups } from '../../indexes/row-groups.js';
 import { StringTable } from '../../indexes/string-table.js';
 import type { Store } from '../../store/types.js';
@@ -76,6 +76,24 @@ type LocalityMatches = Int32Array | Uint8Array;
 
 /** Whether bit `i` of `bits` is set. */
 const hasBit = (bits: Uint8Array, i: number): boolean => ((bits[i >> 3]! >> (i & 7)) & 1) === 1;
+
+/** A longer q is searched among a shorter one's matches when they are at most this share of the country's localities. */
+const REFINE_MAX_SHARE = 0.25;
+
+/** The indexes of the set bits of `bits`, ascending; null when there are more than `max`. */
+function indexesOfBits(bits: Uint8Array, max: number): Int32Array | null {
+  const indexes: number[] = [];
+  for (let byte = 0; byte < bits.length; byte++) {
+    let value = bits[byte]!;
+    while (value !== 0) {
+      const bit = 31 - Math.clz32(value & -value);
+      indexes.push((byte << 3) + bit);
+      value &= value - 1;
+    }
+    if (indexes.length > max) return null;
+  }
+  return Int32Array.from(indexes);
+}
 
 /** Sets the bits of `indexes` in `bits`; returns `bits`. */
 function setBits(bits: Uint8Array, indexes: Int32Array): Uint8Array {
@@ -254,7 +272,7 @@ export class PostcodeEngine {
       }
       const localities = columns.localitiesOfRange(countryStart);
       localityBase = localities.localityStart;
-      matched = this.localityMatchesFor(request.countryRow, filters.q, localities.localityEnd - localityBase, () => matchLocalities(localities, filters.q!));
+      matched = this.localityMatchesFor(request.countryRow, filters.q, localities);
       if (matched === null) {
         // Only code matches are possible: walk just their range.
         start = Math.max(start, prefixStart);
@@ -398,12 +416,19 @@ export class PostcodeEngine {
     return setBits(this.localityScratch, matched);
   }
 
-  /** The memoised matches of q among the country's `localityCount` localities (LocalityMatches), or null when none. */
-  private localityMatchesFor(countryRow: number, q: string, localityCount: number, compute: () => Int32Array | null): LocalityMatches | null {
+  /** The memoised matches of q among the country's localities (LocalityMatches), or null when none. */
+  private localityMatchesFor(countryRow: number, q: string, localities: CountryLocalities): LocalityMatches | null {
     const key = `${countryRow}\u0000${q}`;
     const cached = this.localityMatches.get(key);
     if (cached !== undefined) return cached === NO_MATCH ? null : cached;
-    const list = compute();
+    // A q one character longer than a memoised one (a user typing) can only match among that
+    // one's matches: they are searched alone, unless they are a large share of the country's
+    // localities (a search of the whole text is then cheaper than comparing them one by one).
+    const localityCount = localities.localityEnd - localities.localityStart;
+    // (peek: that q's own requests alone decide how long it is kept)
+    const shorter = q.length > 1 ? this.localityMatches.peek(`${countryRow}\u0000${[...q].slice(0, -1).join('')}`) : undefined;
+    const among = shorter === undefined || shorter === NO_MATCH ? null : shorter instanceof Int32Array ? shorter : indexesOfBits(shorter, localityCount * REFINE_MAX_SHARE);
+    const list = shorter === NO_MATCH ? null : among !== null ? matchLocalitiesAmong(localities, q, among) : matchLocalities(localities, q);
     const matched: LocalityMatches = list === null ? NO_MATCH : list.length > MERGE_MAX_LOCALITIES ? setBits(new Uint8Array((localityCount + 7) >> 3), list) : list;
     this.localityMatches.set(key, matched);
     return matched === NO_MATCH ? null : matched;

@@ -37,6 +37,12 @@ export class LocalityMatchMemo {
     return this.lists[slot]!;
   }
 
+  /** The list held for `key`, or undefined, without marking it used: a lookup that serves no request of that key. */
+  peek(key: string): Int32Array | Uint8Array | undefined {
+    const slot = this.slotByKey.get(key);
+    return slot === undefined ? undefined : this.lists[slot]!;
+  }
+
   /** Holds `matched` for `key` (not held yet), then evicts other slots, least recently used first by second chance, until within the budget. */
   set(key: string, matched: Int32Array | Uint8Array): void {
     let slot = this.freeSlots.pop();

@@ -130,6 +130,26 @@ describe('postcode engine on the fixture dataset', () => {
     }
   });
 
+  test('a q typed a character at a time answers as the same q asked alone (the shorter q’s memoised matches narrow its search)', () => {
+    const typing = new PostcodeEngine(store);
+    let compared = 0;
+    for (const iso2 of ['GB', 'NO', 'BR', 'US', 'FJ']) {
+      const countryRow = engine.countryRow(iso2);
+      for (const record of recordsOfCountry(store, iso2)) {
+        if (record.locality_name === null) continue;
+        const chars = [...matchKey(record.locality_name)];
+        for (let length = 2; length <= chars.length; length++) {
+          const filters = { ...none, q: chars.slice(0, length).join('') };
+          const typed = typing.search({ countryRow, filters, afterRow: null, limit: 50 }).rows;
+          const alone = new PostcodeEngine(store).search({ countryRow, filters, afterRow: null, limit: 50 }).rows;
+          assert.deepEqual(typed, alone, `${iso2} q=${filters.q}`);
+          compared++;
+        }
+      }
+    }
+    assert.ok(compared > 30, `compared ${compared} typed prefixes`);
+  });
+
   test('a bare list pages through every row of the country once', () => {
     const { ids, pages } = pageThrough(engine, engine.countryRow('GB'), none, 5);
     assert.equal(pages, 3);

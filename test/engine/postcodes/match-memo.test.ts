@@ -47,6 +47,17 @@ describe('LocalityMatchMemo', () => {
     for (const kept of ['k0', 'k2', 'k3', 'k4', 'k5']) assert.notEqual(memo.get(kept), undefined, kept);
   });
 
+  it('peeks at a key without giving it a second chance: a peeked key goes as if unused', () => {
+    const memo = new LocalityMatchMemo(5 * bytesOf('k0', new Int32Array(90)));
+    for (let i = 0; i < 5; i++) memo.set(`k${i}`, new Int32Array(90));
+    assert.equal(memo.peek('k0')?.length, 90);
+    assert.equal(memo.peek('nope'), undefined);
+    memo.get('k1');
+    memo.set('k5', new Int32Array(90));
+    assert.equal(memo.peek('k0'), undefined, 'peeked, not used: evicted first');
+    assert.notEqual(memo.peek('k1'), undefined, 'used: kept');
+  });
+
   it('keeps a single entry larger than its budget until the next one comes', () => {
     const memo = new LocalityMatchMemo(100);
     memo.set('big', new Int32Array(500));
