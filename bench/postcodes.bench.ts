@@ -6,7 +6,8 @@
 // The deep page must cost about what the first page costs (reported as a ratio, expected ≤ 1.5).
 // Then filtered first pages whose matches lie late in Mexico, against a scan of the country; and the
 // localities a q matches in the countries with locality blocks (JP, MX, MM), found through the
-// blocks against a search of the country's whole locality text.
+// blocks against a search of the country's whole locality text; and a q typed a character at a
+// time, each keystroke's localities searched among the previous one's against afresh.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -16,7 +17,7 @@ import { buildSnapshot } from '../build-index/build.js';
 import { configurePostcodeCursors, postcodeOperations } from '../runtime/routes/postcodes/index.js';
 import { PostcodeEngine, type PostcodeFilters } from '../runtime/engine/postcodes/engine.js';
 import { POSTCODE_FILTERS_SECTION, POSTCODE_KEYS_SECTION } from '../runtime/format/sections.js';
-import { localityKeyAt, matchLocalities, PostcodeFilterIndex } from '../runtime/indexes/postcode-filter-index.js';
+import { localityKeyAt, matchLocalities, matchLocalitiesAmong, PostcodeFilterIndex } from '../runtime/indexes/postcode-filter-index.js';
 import { StringTable } from '../runtime/indexes/string-table.js';
 import { postcodeProjection, serializePostcodes } from '../runtime/render/postcodes.js';
 import type { PostcodeRecord } from '../runtime/format/model.js';
@@ -161,6 +162,7 @@ export async function runPostcodeBench(): Promise<void> {
 
     await runLateMatches(store);
     await runLocalityBlocks(store);
+    await runTyping(store);
     await runHttpPart(dir, deepCursor);
   } finally {
     if (reused === undefined) rmSync(dir, { recursive: true, force: true });
@@ -266,6 +268,48 @@ async function runLocalityBlocks(store: Store): Promise<void> {
   }
   const rows = await measure(tasks);
   printTable('in process, the localities a q matches (all needles of a task in turn): the locality blocks against a search of the whole text', rows, (name) => (name.startsWith('blocks: ') ? `whole text: ${name.slice('blocks: '.length)}` : undefined));
+}
+
+/**
+ * A q typed a character at a time (2 to 8 characters of 150 random localities, in MX, JP and PT):
+ * the localities each keystroke matches, searched among the previous keystroke's matches as the
+ * engine does (when those are at most a quarter of the country's) against searched afresh, the
+ * whole sequence per task.
+ */
+async function runTyping(store: Store): Promise<void> {
+  const columns = PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), store.postcodes.count);
+  const engine = PostcodeEngine.of(store);
+  let seed = 11;
+  const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const tasks: [string, () => unknown][] = [];
+  for (const iso2 of ['MX', 'JP', 'PT']) {
+    const [start, end] = engine.countryRange(engine.countryRow(iso2));
+    if (start >= end) continue;
+    const localities = columns.localitiesOfRange(start);
+    const count = localities.localityEnd - localities.localityStart;
+    const typed: string[][] = [];
+    for (let i = 0; i < 150; i++) {
+      const chars = [...localityKeyAt(localities, Math.floor(random() * count))];
+      typed.push(Array.from({ length: Math.min(8, chars.length) - 1 }, (_, k) => chars.slice(0, k + 2).join('')));
+    }
+    const afresh = (): unknown => typed.map((keystrokes) => keystrokes.map((q) => matchLocalities(localities, q)));
+    const narrowed = (): unknown =>
+      typed.map((keystrokes) => {
+        let previous: Int32Array | null = null;
+        return keystrokes.map((q, k) => {
+          const matched: Int32Array | null = k === 0 ? matchLocalities(localities, q) : previous === null ? null : previous.length <= count / 4 ? matchLocalitiesAmong(localities, q, previous) : matchLocalities(localities, q);
+          previous = matched;
+          return matched;
+        });
+      });
+    if (JSON.stringify(narrowed(), (_, v: unknown) => (v instanceof Int32Array ? [...v] : v)) !== JSON.stringify(afresh(), (_, v: unknown) => (v instanceof Int32Array ? [...v] : v))) {
+      throw new Error(`${iso2}: the narrowed keystrokes' matches differ from those searched afresh`);
+    }
+    const keystrokes = typed.reduce((sum, k) => sum + k.length, 0);
+    tasks.push([`narrowed: ${iso2}, ${keystrokes} keystrokes`, narrowed], [`afresh: ${iso2}, ${keystrokes} keystrokes`, afresh]);
+  }
+  const rows = await measure(tasks);
+  printTable('in process, the localities of a q typed a character at a time: among the previous keystroke’s matches against afresh', rows, (name) => (name.startsWith('narrowed: ') ? `afresh: ${name.slice('narrowed: '.length)}` : undefined));
 }
 
 interface LoadResult {
