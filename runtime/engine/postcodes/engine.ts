@@ -7,7 +7,9 @@
 //   (RowGroups), or for q the code-prefix range merged with the groups of the localities q
 //   matches; so a filter matching few rows late in a large country costs those rows, not the
 //   country (a scan of Mexico's 144,600 rows for a locality near its end took ~0.5 ms). A q
-//   matching many localities is tested per row against its memoised bitset of them.
+//   matching many localities is tested per row against its memoised bitset of them. The
+//   localities a q matches are memoised per country; a q one character longer than a memoised
+//   one is searched among that one's matches (localityMatchesFor).
 import { POSTCODE_FILTERS_SECTION, POSTCODE_KEYS_SECTION } from '../../format/sections.js';
 import { matchLocalities, matchLocalitiesAmong, PostcodeFilterIndex, type CountryLocalities } from '../../indexes/postcode-filter-index.js';
 import { RowGroups } from '../../indexes/row-groups.js';
