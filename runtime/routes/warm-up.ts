@@ -161,10 +161,10 @@ export function warmUpRequests(store: Store, operations: readonly Operation[]): 
 
 /**
  * Postcode pages whose `q` matches thousands of localities: the first characters of a locality of
- * the country with the most postcodes (MX: `San Ángel…`, `sa`), alone and with its state_code. Such a `q` takes the path that
- * marks the matched localities in a bitset, which the variety places' pages rarely reach: the
- * first one after ready (JP `q=京都市&state_code=26`, 4,672 localities) took 2.8–3.8 ms on the
- * server, 1.1–1.5 after one of these.
+ * the country with the most postcodes (MX: `San Ángel…`, `sa`), alone and with its state_code.
+ * Such a `q` takes the path that marks the matched localities in a bitset, which the variety
+ * places' pages rarely reach: the first one after ready (JP `q=京都市&state_code=26`, 4,672
+ * localities) took 2.8–3.8 ms on the server, 1.1–1.5 after one of these.
  */
 function broadPostcodePages(store: Store): WarmUpRequest[] {
   const { countries, postcodes, relations } = store;
