@@ -17,7 +17,8 @@ import { buildSnapshot } from '../build-index/build.js';
 import { configurePostcodeCursors, postcodeOperations } from '../runtime/routes/postcodes/index.js';
 import { PostcodeEngine, type PostcodeFilters } from '../runtime/engine/postcodes/engine.js';
 import { POSTCODE_FILTERS_SECTION, POSTCODE_KEYS_SECTION } from '../runtime/format/sections.js';
-import { localityKeyAt, matchLocalities, matchLocalitiesAmong, PostcodeFilterIndex } from '../runtime/indexes/postcode-filter-index.js';
+import { localityKeyAt, matchLocalities, matchLocalitiesAmong, PostcodeFilterIndex, type CountryLocalities } from '../runtime/indexes/postcode-filter-index.js';
+import { prng } from '../test/support/random.js';
 import { StringTable } from '../runtime/indexes/string-table.js';
 import { postcodeProjection, serializePostcodes } from '../runtime/render/postcodes.js';
 import type { PostcodeRecord } from '../runtime/format/model.js';
@@ -232,6 +233,14 @@ async function runLateMatches(store: Store): Promise<void> {
   printTable(`in process, filtered first pages of MX (${end - start} postcodes, limit 20): the engine's walk against a scan of the country`, rows, (name) => (name.startsWith('engine: ') ? `scan: ${name.slice('engine: '.length)}` : undefined));
 }
 
+/** The postcode localities of a country (its keys, offsets and blocks), or null when it has no postcodes. */
+function localitiesOf(store: Store, iso2: string): CountryLocalities | null {
+  const engine = PostcodeEngine.of(store);
+  const [start, end] = engine.countryRange(engine.countryRow(iso2));
+  if (start >= end) return null;
+  return PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), store.postcodes.count).localitiesOfRange(start);
+}
+
 /**
  * The localities a q matches (matchLocalities) in the countries with locality blocks, through the
  * blocks against a search of the whole locality text (blocks: null), in the same run: 200 needles
@@ -239,15 +248,11 @@ async function runLateMatches(store: Store): Promise<void> {
  * mostly) and 100 three-digit codes, each task running all of them.
  */
 async function runLocalityBlocks(store: Store): Promise<void> {
-  const columns = PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), store.postcodes.count);
-  const engine = PostcodeEngine.of(store);
-  let seed = 7;
-  const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const random = prng(7);
   const tasks: [string, () => unknown][] = [];
   for (const iso2 of ['JP', 'MX', 'MM']) {
-    const [start, end] = engine.countryRange(engine.countryRow(iso2));
-    if (start >= end) continue;
-    const blocked = columns.localitiesOfRange(start);
+    const blocked = localitiesOf(store, iso2);
+    if (blocked === null) continue;
     if (blocked.blocks === null) throw new Error(`${iso2}: expected locality blocks`);
     const whole = { ...blocked, blocks: null };
     const names: string[] = [];
@@ -277,15 +282,11 @@ async function runLocalityBlocks(store: Store): Promise<void> {
  * whole sequence per task.
  */
 async function runTyping(store: Store): Promise<void> {
-  const columns = PostcodeFilterIndex.from(store.section(POSTCODE_FILTERS_SECTION), store.postcodes.count);
-  const engine = PostcodeEngine.of(store);
-  let seed = 11;
-  const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const random = prng(11);
   const tasks: [string, () => unknown][] = [];
   for (const iso2 of ['MX', 'JP', 'PT']) {
-    const [start, end] = engine.countryRange(engine.countryRow(iso2));
-    if (start >= end) continue;
-    const localities = columns.localitiesOfRange(start);
+    const localities = localitiesOf(store, iso2);
+    if (localities === null) continue;
     const count = localities.localityEnd - localities.localityStart;
     const typed: string[][] = [];
     for (let i = 0; i < 150; i++) {
