@@ -8,9 +8,10 @@
 // wrong answer, and a needle never spans two localities (no key holds the terminator).
 // Why: a `q` over Japan's 120,673 localities (3.0 MB of UTF-8) searched all of it for each new
 // needle, ~1.6–1.9 ms for a kanji name even with a few hundred matches (kanji lead bytes are
-// everywhere, so the byte search skips little); through the blocks, 16 µs on average for a name
-// as a user types it (`npm run bench -- postcodes`: 69× faster in Japan; 1.2–1.9× in Mexico and
-// Myanmar, where common Latin trigrams leave more blocks to search and needles match more keys).
+// everywhere, so the byte search skips little); through the blocks, 16–27 µs on average for a
+// name as a user types it (`npm run bench -- postcodes`, three runs: 50–69× faster in Japan;
+// 1.2–2.4× in Mexico and Myanmar, where common Latin trigrams leave more blocks to search and
+// needles match more keys).
 // Only countries whose text reaches MIN_BLOCKED_BYTES get blocks (JP, MX and MM on the full
 // dataset, ~0.9 MiB of bitsets).
 //
