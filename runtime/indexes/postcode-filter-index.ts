@@ -25,6 +25,7 @@ import type { PostcodeRecord } from '../format/model.js';
 import { SnapshotFormatError } from '../format/section.js';
 import { POSTCODE_FILTERS_SECTION } from '../format/sections.js';
 import { matchKey, postcodeTypeKey, stateCodeKey } from '../text/normalise.js';
+import { bytesContain } from './byte-search.js';
 import { BLOCK_LOCALITIES, buildLocalityBlocksPack, LocalityBlocks, MIN_BLOCKED_BYTES, readLocalityBlocksPack } from './locality-blocks.js';
 
 const LAYOUT_VERSION = 1;
@@ -438,22 +439,9 @@ export function matchLocalitiesAmong(localities: CountryLocalities, needle: stri
   for (let i = 0; i < among.length; i++) {
     const locality = among[i]!;
     const end = (locality + 1 < byteStart.length ? byteStart[locality + 1]! : bytes.length) - LOCALITY_TERMINATOR_BYTES;
-    if (holds(bytes, byteStart[locality]!, end, needleBytes)) matched.push(locality);
+    if (bytesContain(bytes, byteStart[locality]!, end, needleBytes, needleBytes.length)) matched.push(locality);
   }
   return matched.length === 0 ? null : Int32Array.from(matched);
-}
-
-/** Whether bytes[start, end) hold `needle` (keys are a few dozen bytes: a plain scan). */
-function holds(bytes: Uint8Array, start: number, end: number, needle: Uint8Array): boolean {
-  const n = needle.length;
-  const first = needle[0]!;
-  for (let at = start; at + n <= end; at++) {
-    if (bytes[at] !== first) continue;
-    let k = 1;
-    while (k < n && bytes[at + k] === needle[k]) k++;
-    if (k === n) return true;
-  }
-  return false;
 }
 
 /** matchLocalities over the decoded text (UTF-16 offsets), for needles whose UTF-8 form differs. */

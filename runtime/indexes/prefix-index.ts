@@ -10,6 +10,7 @@
 //   3 fields     Uint8Array(entries)        PREFIX_FIELD_*
 import { ArrayPack, ArrayPackBuilder } from '../format/array-pack.js';
 import { SnapshotFormatError } from '../format/section.js';
+import { bytesContain } from './byte-search.js';
 
 export const PREFIX_FIELD_NAME = 0;
 export const PREFIX_FIELD_NATIVE = 1;
@@ -184,16 +185,7 @@ export class PrefixIndex {
    */
   keyContains(i: number, key: string): boolean {
     const probeLength = this.encode(key);
-    const start = this.keyStarts[i]!;
-    const last = this.keyStarts[i + 1]! - probeLength;
-    const bytes = this.keyBytes;
-    const probe = this.probeBytes;
-    for (let at = start; at <= last; at++) {
-      let k = 0;
-      while (k < probeLength && bytes[at + k] === probe[k]) k++;
-      if (k === probeLength) return true;
-    }
-    return false;
+    return bytesContain(this.keyBytes, this.keyStarts[i]!, this.keyStarts[i + 1]!, this.probeBytes, probeLength);
   }
 
   /**
