@@ -33,8 +33,47 @@ const UTF8 = 2;
 const CONTROL_CHAR = 3;
 type Problem = typeof PERCENT | typeof UTF8 | typeof CONTROL_CHAR;
 
-/** Decodes one component; returns the decoded text or the problem found. */
-function decode(raw: string, plusAsSpace: boolean): string | Problem {
+/** The value of hex digit `code` (a char code), or -1. */
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+}
+
+/**
+ * Decodes one component; returns the decoded text or the problem found. Most components are
+ * printable ASCII, with at most `+` and `%XX` escapes of printable ASCII (`q=Sna%20Fransisco`):
+ * those are decoded in one pass here. Anything else (non-ASCII, an escape of a byte ≥ 0x80, of a
+ * control character, or malformed) takes decodeSlowly, which finds the same text or the problem.
+ * Why: its regular expressions and decodeURIComponent were ~10 % of the JavaScript of a cached
+ * fuzzy answer (~2.8 µs, the worker's pipeline on a stand-in for uWS, profiled). Per component,
+ * fastest of 4 runs of 1M: `Sna%20Fransisco` 215 → 72 ns, `new+york` 131 → 57, `San` 43 → 16.
+ * Exported for the tests, which hold it to decodeSlowly.
+ */
+export function decode(raw: string, plusAsSpace: boolean): string | Problem {
+  const n = raw.length;
+  let text = '';
+  let copied = 0; // raw[copied, i) is still to be appended to text
+  for (let i = 0; i < n; i++) {
+    const code = raw.charCodeAt(i);
+    if (code === 0x25) {
+      const high = i + 2 < n ? hexValue(raw.charCodeAt(i + 1)) : -1;
+      const low = high < 0 ? -1 : hexValue(raw.charCodeAt(i + 2));
+      const byte = high * 16 + low;
+      if (low < 0 || byte < 0x20 || byte > 0x7e) return decodeSlowly(raw, plusAsSpace);
+      text += raw.slice(copied, i) + String.fromCharCode(byte);
+      i += 2;
+      copied = i + 1;
+    } else if (code === 0x2b && plusAsSpace) {
+      text += `${raw.slice(copied, i)} `;
+      copied = i + 1;
+    } else if (code < 0x20 || code > 0x7e) return decodeSlowly(raw, plusAsSpace);
+  }
+  return copied === 0 ? raw : text + raw.slice(copied);
+}
+
+/** decode() for any component: non-ASCII text, escapes of UTF-8 bytes, and every problem. */
+export function decodeSlowly(raw: string, plusAsSpace: boolean): string | Problem {
   if (raw.includes(REPLACEMENT)) return UTF8;
   let text = plusAsSpace && raw.includes('+') ? raw.replaceAll('+', ' ') : raw;
   if (text.includes('%')) {

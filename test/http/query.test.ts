@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodePathParam, MAX_QUERY_LENGTH, parseQuery, QueryError } from '../../runtime/http/query.js';
+import { decode, decodePathParam, decodeSlowly, MAX_QUERY_LENGTH, parseQuery, QueryError } from '../../runtime/http/query.js';
+import { prng } from '../support/random.js';
 
 const parsed = (raw: string | undefined): Record<string, string> => Object.fromEntries(parseQuery(raw));
 const refusal = (raw: string): string => {
@@ -101,5 +102,16 @@ describe('path parameter decoding', () => {
     assert.throws(() => decodePathParam('%FF', 'ciso'), { message: 'Invalid path parameter ciso: not valid UTF-8' });
     assert.throws(() => decodePathParam('a%00', 'code'), { message: 'Invalid path parameter code: control characters are not allowed' });
     assert.throws(() => decodePathParam('\uFFFD', 'code'), { message: 'Invalid path parameter code: not valid UTF-8' });
+  });
+
+  it('decodes every component as the general decoder does (random components, both + modes)', () => {
+    // Pieces that reach each branch of the one-pass decoder and each way out of it.
+    const pieces = ['a', 'Z', '0', ' ', '~', '+', '%', '%2', '%20', '%2B', '%2b', '%25', '%41', '%7e', '%7F', '%7f', '%1F', '%00', '%80', '%C3%BC', '%c3%bc', '%E2%82%AC', '%FF', '%zz', '%g1', '%1g', 'ü', '€', '\uFFFD', '\t', '\u007f', '\u0085', '&', '='];
+    const random = prng(0x51f0);
+    for (let round = 0; round < 20_000; round++) {
+      let raw = '';
+      for (let k = Math.floor(random() * 7); k > 0; k--) raw += pieces[Math.floor(random() * pieces.length)];
+      for (const plusAsSpace of [true, false]) assert.equal(decode(raw, plusAsSpace), decodeSlowly(raw, plusAsSpace), `${JSON.stringify(raw)} plusAsSpace=${plusAsSpace}`);
+    }
   });
 });
