@@ -7,6 +7,7 @@ import { parsePolicy } from '../access/policy.js';
 import { createQuotaGate } from '../access/quota/index.js';
 import { noQuotaGate, type QuotaGate } from '../access/quota-hook.js';
 import { allOperations, configureOperations, preparationStepsFor } from '../routes/registry.js';
+import { rowWritersCompileAtOnce } from '../render/row-json.js';
 import type { Operation } from '../routes/types.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/types.js';
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
           // cache and its pipeline warmed. Done after the commit, unpaced (as it was), this work
           // (0.6–1 s of CPU per thread on the full dataset) queued the requests on the new snapshot.
           built.prepareStore(next);
-          const steps = [...preparationStepsFor(next, nowFunction()), ...built.prefillSteps(next, false)];
+          const steps = [...preparationStepsFor(next, nowFunction()), ...built.prefillSteps(next, false)].map(compilingRowWriters);
           runInTurns(steps, {
             wanted: () => prepared === entry,
             done: () => post({ type: 'snapshot-prepared', generation }),
@@ -319,10 +320,28 @@ function prepareInTurns(store: Store, built: Pick<BuiltApp, 'prefillSteps' | 'wa
     wanted: () => preparing === store,
     done: () => {
       preparing = null;
+      // Serving from now on: a row writer first needed by a request interprets before it compiles
+      // (render/row-json.ts COMPILE_AFTER_ROWS); those the preparation made are compiled and warm.
+      rowWritersCompileAtOnce(false);
       post({ type: 'warmed', ms: performance.now() - started, warmUpRequests: built.warmUpRequestsSent() });
     },
     failed: preparationFailed,
   });
+}
+
+/**
+ * `step` with row writers compiling at once while it runs: the writers a swap's preparation makes
+ * for the new store are compiled and warmed by its warm-up, as the first store's are.
+ */
+function compilingRowWriters(step: PreparationStep): PreparationStep {
+  return () => {
+    const before = rowWritersCompileAtOnce(true);
+    try {
+      return step();
+    } finally {
+      rowWritersCompileAtOnce(before);
+    }
+  };
 }
 
 main().catch((error: unknown) => {

@@ -12,7 +12,9 @@
 // Values a caller computes per row (search additions, a `type` that replaces the stored one)
 // come from `extras`: prepared texts and numbers as bytes, anything else with JSON.stringify
 // (undefined leaves the key out, as it does). Each writer compiles its steps once
-// (row-json-compile.ts).
+// (row-json-compile.ts): at once while the thread prepares, or, for a writer first needed while
+// it serves (a new `fields` list, a `locale` list), once it has interpreted COMPILE_AFTER_ROWS
+// rows in lists of COMPILE_MAX_AVERAGE_ROWS or fewer on average (rowWritersCompileAtOnce).
 import { FIELD_DOUBLE_OR_NULL, FIELD_INT, FIELD_INT_OR_NULL, FIELD_JSON_STRING, FIELD_STRING, FIELD_STRING_OR_EMPTY, type FieldLayout, type RowBytes } from '../store/types.js';
 import { decodeUtf8 } from '../store/record-byte-buffer.js';
 import { fieldOffset, simpleDecimalAt, stringAt } from '../store/row-values.js';
@@ -288,6 +290,40 @@ const BRANCH_DENSE_ROWS = 1000;
 const BRANCH_SPREAD_ROWS = 8000;
 /** Passes over branchRows a writer's priming makes: enough calls for V8 to have allocated its feedback before the last. */
 const PRIMING_ROUNDS = 9;
+
+/**
+ * Rows a writer made while the thread serves interprets before it compiles its steps. A compiled
+ * writer is new code: V8 runs it unoptimized for its first few thousand rows, then optimizes it on
+ * another thread, while `interpret` is one function for every writer, optimized by the warm-up
+ * (warmRowJson). So a projection first asked for after ready (a `fields` selection, a `locale`
+ * list with translations) ran its first list at a third to half the speed of its later ones: the
+ * US's 19,824 cities with `fields=id,name` 5.7 ms the first time and 1.7 after, in process; on
+ * the server (median of 6 fresh ones) 7.0 ms, and 3.1 interpreted; the 250 countries with `locale`
+ * and `include_translations` 5.9 → 2.8 ms (README, Memory: Compiling after ready). Compiled code is
+ * still the faster once optimized (1.15–1.5× on narrow projections, ~2× on whole rows), so a
+ * writer used this much compiles, at the start of a list (COMPILE_MAX_AVERAGE_ROWS).
+ */
+export const COMPILE_AFTER_ROWS = 50_000;
+/**
+ * A writer compiles only at the start of a list, and only if its lists so far averaged at most
+ * this many rows: its new code then runs unoptimized over few rows before V8 optimizes it. One
+ * used for long lists (a whole country's cities) stays interpreted, 0.3–2 ms more per list of
+ * the US's cities: compiled, one of its lists would run cold, 3–5 ms more, the slow answer again.
+ */
+export const COMPILE_MAX_AVERAGE_ROWS = 2_000;
+/** Whether writers made from now on compile at once (rowWritersCompileAtOnce). */
+let compileAtOnce = true;
+
+/**
+ * Whether row writers made from now on compile their steps at once (true: tools, tests, benches,
+ * and a server thread's preparation, whose warm-up then optimizes them) or interpret their first
+ * COMPILE_AFTER_ROWS rows (false: a server thread once it serves). Returns the setting before.
+ */
+export function rowWritersCompileAtOnce(atOnce: boolean): boolean {
+  const before = compileAtOnce;
+  compileAtOnce = atOnce;
+  return before;
+}
 /** Where writers write their priming rows (RowJsonWriter.prime): not the thread's output buffer, which a caller may be filling. */
 const primingBytes = new JsonBytes();
 const branchRowsOf = new WeakMap<RowBytes, readonly number[]>();
@@ -335,16 +371,25 @@ export class RowJsonWriter {
   private readonly fieldByName: ReadonlyMap<string, FieldLayout>;
   private readonly view: DataView;
   private readonly bytes: Uint8Array;
-  /** The steps as straight-line code (row-json-compile.ts); null: interpret them (`interpreted`). */
-  private readonly compiled: RowWrite<JsonBytes> | null;
+  /** The steps as straight-line code (row-json-compile.ts); null: interpret them (see write). */
+  private compiled: RowWrite<JsonBytes> | null;
+  /** Rows to interpret before compiling (Infinity: `interpreted`, never). */
+  private readonly compileAfterRows: number;
+  private interpretedRows = 0;
+  /** Lists begun while interpreting (a row not after a comma begins one). */
+  private interpretedLists = 0;
 
   constructor(
     private readonly rows: RowBytes,
     projection: Projection,
     /** Names written from the per-row extras array, in this order of indexes. */
     readonly extraNames: readonly string[],
-    /** interpreted: walk the steps per row instead of compiling them (the render bench's baseline, the tests' second opinion). */
-    options: { interpreted?: boolean } = {},
+    /**
+     * interpreted: walk the steps per row instead of compiling them (the render bench's baseline,
+     * the tests' second opinion); compileAfterRows: interpret that many rows first, whatever
+     * rowWritersCompileAtOnce says (the warm-up runs the switch).
+     */
+    options: { interpreted?: boolean; compileAfterRows?: number } = {},
   ) {
     this.bytes = rows.bytes;
     this.view = new DataView(rows.bytes.buffer, rows.bytes.byteOffset, rows.bytes.byteLength);
@@ -355,8 +400,19 @@ export class RowJsonWriter {
       if (extraIndex < 0 && field === null) throw new Error(`row writer: ${name} is neither a stored field nor an extra`);
       return { key: encoder.encode(`,${JSON.stringify(name)}:`), firstKey: encoder.encode(`{${JSON.stringify(name)}:`), field, extraIndex };
     });
-    this.compiled = options.interpreted ? null : compileRowWrite(this.steps, this.view, this, writeIntAt);
-    if (this.compiled !== null && extraNames.length === 0) this.prime();
+    this.compiled = null;
+    this.compileAfterRows = options.interpreted ? Infinity : (options.compileAfterRows ?? (compileAtOnce ? 0 : COMPILE_AFTER_ROWS));
+    if (this.compileAfterRows === 0) this.compile();
+  }
+
+  /** Whether the steps run compiled (else interpreted). */
+  get isCompiled(): boolean {
+    return this.compiled !== null;
+  }
+
+  private compile(): void {
+    this.compiled = compileRowWrite(this.steps, this.view, this, writeIntAt);
+    if (this.extraNames.length === 0) this.prime();
   }
 
   /**
@@ -405,8 +461,16 @@ export class RowJsonWriter {
   /** The object of `row`, with `extras` (indexed as extraNames) for the computed names. */
   write(out: JsonBytes, row: number, extras: readonly unknown[] | null): void {
     const position = this.rows.tablePosition(row);
+    if (this.compiled === null && (out.length === 0 || out.buffer[out.length - 1] !== 0x2c)) {
+      // A list's first row (or a row alone): compile here once due (COMPILE_AFTER_ROWS, COMPILE_MAX_AVERAGE_ROWS).
+      if (this.interpretedRows >= this.compileAfterRows && this.interpretedRows <= COMPILE_MAX_AVERAGE_ROWS * this.interpretedLists) this.compile();
+      else this.interpretedLists++;
+    }
     if (this.compiled !== null) this.compiled(out, position, extras);
-    else this.interpret(out, position, extras);
+    else {
+      this.interpret(out, position, extras);
+      this.interpretedRows++;
+    }
   }
 
   /** What the compiled code does, step by step. */
@@ -632,12 +696,37 @@ export function rowsBody(prefix: string, writer: RowJsonWriter, rows: readonly n
   return out.view();
 }
 
-/** Writes (and drops) rows [from, to) of a table under a projection, so the first real list runs compiled code. */
+/** Rows per list of warmRowJson's second pass. */
+const WARM_LIST_ROWS = 10;
+/** The extra of warmRowJson's second pass (a locale list's and a search's writers have extras). */
+const WARM_EXTRA = 'warm_extra';
+
+/**
+ * Writes (and drops) rows [from, to) of a table under a projection twice, so that the first real
+ * list runs optimized code: with the projection's own writer, and, as lists of WARM_LIST_ROWS with
+ * an extra (null, a JsonText, a string or left out), with one that interprets the first half of them and then
+ * compiles, as a writer first made while serving does (COMPILE_AFTER_ROWS): `interpret`, its list
+ * starts, its extras and the switch, which V8 would otherwise meet first after ready and
+ * deoptimize interpret(), write() and the list code they are inlined into.
+ */
 export function warmRowJson(rows: RowBytes, projection: Projection, from: number, to: number): void {
-  const writer = rowJsonWriter(rows, projection, []);
   const out = sharedJsonBytes.reset();
-  for (let row = from; row < to; row++) {
-    writer.write(out.reset(), row, null);
+  const compiled = rowJsonWriter(rows, projection, []);
+  for (let row = from; row < to; row++) compiled.write(out.reset(), row, null);
+  const withExtra = { ...projection, names: [...projection.names, WARM_EXTRA] };
+  const switching = new RowJsonWriter(rows, withExtra, [WARM_EXTRA], { compileAfterRows: Math.max(1, (to - from) >> 1) });
+  // Both kinds of extras array the handlers pass: literals (packed) and new Array(n) (holey).
+  const extrasArrays: unknown[][] = [[null], new Array<unknown>(1)];
+  for (let start = from; start < to; start += WARM_LIST_ROWS) {
+    const extras = extrasArrays[(start / WARM_LIST_ROWS) & 1]!;
+    out.reset().byte(0x5b);
+    for (let row = start; row < Math.min(to, start + WARM_LIST_ROWS); row++) {
+      if (row > start) out.byte(0x2c);
+      const kind = row & 3;
+      extras[0] = kind === 0 ? null : kind === 1 ? jsonTextOf(WARM_EXTRA) : kind === 2 ? WARM_EXTRA : undefined;
+      switching.write(out, row, extras);
+    }
+    out.byte(0x5d);
   }
   out.reset();
 }

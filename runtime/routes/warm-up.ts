@@ -252,6 +252,10 @@ export function sampleRequests(store: Store, operations: readonly Operation[]): 
         add({ operation: op.name, params, query: { ...query, sort: 'latitude:desc,population', limit: '20' }, aboveBasic: true });
       }
       if (FILTERED_LISTS.has(op.name)) add({ operation: op.name, params, query: { ...query, q: 'an', sort: 'name:desc,id', limit: '20' } });
+      // `fields`: its parsing and a projection of the caller's own, whose first use after ready
+      // otherwise deoptimized the code reading it (render/row-json.ts COMPILE_AFTER_ROWS).
+      const fields = op.params.find((spec) => spec.name === 'fields')?.example;
+      if (typeof fields === 'string') add({ operation: op.name, params, query: paged ? { ...query, fields, limit: '20' } : { ...query, fields } });
       // `locale` reads each row's translations in place (engine/localize-stored.ts): no other request
       // does. Pages of LOCALE_PAGE rows: with 20, the first localized list after ready still took 6–10 ms.
       if (op.params.some((spec) => spec.name === 'locale')) {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CITY_FIELDS, COUNTRY_FIELDS, STATE_FIELDS } from '../../runtime/render/fields.js';
 import { projectionFor } from '../../runtime/render/projection.js';
-import { branchRows, FieldCopy, JoinedText, JsonBytes, JsonText, KEPT_JSON_BYTES, RowJsonWriter, sharedJsonBytes, jsonTextOf, rowJsonWriter, rowsJson, writeRowsArray } from '../../runtime/render/row-json.js';
+import { branchRows, COMPILE_AFTER_ROWS, COMPILE_MAX_AVERAGE_ROWS, FieldCopy, JoinedText, JsonBytes, JsonText, KEPT_JSON_BYTES, RowJsonWriter, rowWritersCompileAtOnce, sharedJsonBytes, jsonTextOf, rowJsonWriter, rowsJson, writeRowsArray } from '../../runtime/render/row-json.js';
 import { deoptsAfter, moduleLiteral, runWithNatives } from '../support/natives.js';
 import { fixtureSnapshot } from '../support/snapshots.js';
 import { join } from 'node:path';
@@ -109,6 +109,111 @@ describe('row JSON writer', () => {
     const out = runWithNatives(script, ['--trace-deopt']);
     assert.ok(out.includes('@@done'), out.slice(-2000));
     assert.deepEqual(deoptsAfter(out, '@@rows').filter((deopt) => deopt.startsWith('writeRow:')), []);
+  });
+
+  it('interprets the first COMPILE_AFTER_ROWS rows of a writer made while serving, then compiles, writing the same bytes throughout', () => {
+    const { store } = fixtureSnapshot();
+    const table = store.cities;
+    const full = projectionFor(CITY_FIELDS, 'full', { includeTranslations: true });
+    // Also with an extra, as a search's or a locale list's writer (not primed when it compiles).
+    for (const [projection, extraNames] of [[full, []], [{ ...full, names: [...full.names, 'extra'] }, ['extra']]] as const) {
+      const extrasOf = (row: number): unknown[] | null => (extraNames.length > 0 ? [new JsonText(`row ${row}`)] : null);
+      const expected = Array.from({ length: table.count }, (_, row) => {
+        const out = new JsonBytes();
+        new RowJsonWriter(table.rowBytes!, projection, extraNames, { interpreted: true }).write(out, row, extrasOf(row));
+        return text(out);
+      });
+      const before = rowWritersCompileAtOnce(false);
+      let writer: RowJsonWriter;
+      try {
+        writer = new RowJsonWriter(table.rowBytes!, projection, extraNames);
+      } finally {
+        rowWritersCompileAtOnce(before);
+      }
+      assert.equal(writer.isCompiled, false, 'made while serving: interpreted');
+      const out = new JsonBytes();
+      // Rows alone (each begins a "list" of one): it compiles at the row after the first COMPILE_AFTER_ROWS.
+      for (let written = 1; written <= COMPILE_AFTER_ROWS + table.count; written++) {
+        const row = written % table.count;
+        writer.write(out.reset(), row, extrasOf(row));
+        assert.equal(writer.isCompiled, written > COMPILE_AFTER_ROWS, `after ${written} rows`);
+        if (written % 997 === 0 || Math.abs(written - COMPILE_AFTER_ROWS) <= table.count) assert.equal(text(out), expected[row], `row ${row} after ${written} rows`);
+      }
+    }
+    assert.equal(new RowJsonWriter(table.rowBytes!, full, []).isCompiled, true, 'made while preparing (or in a tool): compiled at once');
+    assert.equal(new RowJsonWriter(table.rowBytes!, full, [], { interpreted: true }).isCompiled, false);
+  });
+
+  it('keeps interpreting a writer made while serving whose lists average over COMPILE_MAX_AVERAGE_ROWS rows, and compiles one of shorter lists at a list start', () => {
+    const { store } = fixtureSnapshot();
+    const table = store.cities;
+    const projection = projectionFor(CITY_FIELDS, 'coordinates', {});
+    const reference = new RowJsonWriter(table.rowBytes!, projection, [], { interpreted: true });
+    const listOf = (writer: RowJsonWriter, length: number, first: number): string => {
+      const out = new JsonBytes();
+      out.byte(0x5b);
+      for (let i = 0; i < length; i++) {
+        if (i > 0) out.byte(0x2c);
+        writer.write(out, (first + i) % table.count, null);
+      }
+      out.byte(0x5d);
+      return text(out);
+    };
+    for (const [length, compiles] of [[COMPILE_MAX_AVERAGE_ROWS + 1, false], [COMPILE_MAX_AVERAGE_ROWS, true], [7, true]] as const) {
+      const before = rowWritersCompileAtOnce(false);
+      const writer = new RowJsonWriter(table.rowBytes!, projection, []);
+      rowWritersCompileAtOnce(before);
+      let written = 0;
+      for (let list = 0; written < COMPILE_AFTER_ROWS + 2 * length; list++) {
+        const compiledBefore = writer.isCompiled;
+        assert.equal(listOf(writer, length, list), listOf(reference, length, list), `list ${list} of ${length}`);
+        // Never in the middle of a list: compiled for the whole of it or for none of it.
+        assert.equal(writer.isCompiled, compiledBefore || (compiles && written >= COMPILE_AFTER_ROWS), `after list ${list} of ${length}`);
+        written += length;
+      }
+      assert.equal(writer.isCompiled, compiles, `lists of ${length}`);
+    }
+  });
+
+  it('deoptimizes nothing when a writer compiles after interpreting, while other writers run optimized', () => {
+    // V8's own verdict (--trace-deopt) in a child. The first writer to compile after ready must not
+    // throw away write() or the list code it is inlined into: the warm-up runs the switch
+    // (warmRowJson), so V8 has seen it when it optimizes them. Without it, write() deoptimizes here.
+    const module = (path: string): string => moduleLiteral(path, import.meta.url);
+    const script = `
+      const { fixtureSnapshot } = await import(${module('../support/snapshots.js')});
+      const { projectionFor } = await import(${module('../../runtime/render/projection.js')});
+      const { CITY_FIELDS } = await import(${module('../../runtime/render/fields.js')});
+      const { COMPILE_AFTER_ROWS, JsonBytes, RowJsonWriter, rowWritersCompileAtOnce } = await import(${module('../../runtime/render/row-json.js')});
+      const { store } = fixtureSnapshot();
+      const rows = store.cities.rowBytes;
+      const out = new JsonBytes();
+      const list = (writer, n) => { for (let i = 0; i < n; i++) writer.write(out.reset(), i % store.cities.count, null); };
+      %PrepareFunctionForOptimization(list);
+      // As a server's preparation leaves it: many writers compiled (warmRowJson: each tier, with
+      // and without translations), and the switch from interpreting to compiled run.
+      let warm;
+      for (const tier of ['basic', 'coordinates', 'full']) {
+        for (const includeTranslations of [false, true]) {
+          warm = new RowJsonWriter(rows, projectionFor(CITY_FIELDS, tier, { includeTranslations }), []);
+          list(warm, 300);
+          list(new RowJsonWriter(rows, projectionFor(CITY_FIELDS, tier, { includeTranslations }), [], { compileAfterRows: 150 }), 300);
+        }
+      }
+      %OptimizeFunctionOnNextCall(list);
+      list(warm, 10);
+      rowWritersCompileAtOnce(false);
+      const later = new RowJsonWriter(rows, { ...projectionFor(CITY_FIELDS, 'basic', {}), names: ['id', 'name'] }, []);
+      list(later, COMPILE_AFTER_ROWS - 1);
+      console.log('@@compile ' + later.isCompiled);
+      list(later, 10);
+      list(warm, 10);
+      console.log('@@done ' + later.isCompiled);
+    `;
+    const out = runWithNatives(script, ['--trace-deopt']);
+    assert.ok(out.includes('@@done true'), out.slice(-2000));
+    assert.ok(out.includes('@@compile false'), out.slice(-2000));
+    assert.deepEqual(deoptsAfter(out, '@@compile').filter((deopt) => /^(list|write|writeRow):/.test(deopt)), []);
   });
 
   it('primes a new writer without touching the thread’s output buffer, which a caller may be filling', () => {
