@@ -3,9 +3,10 @@
 // values, never JSON. Each method is the single implementation of its lookup; the per-Store
 // tables behind them are built lazily (perStore) by the modules named below.
 import type { Store } from '../store/types.js';
+import { NAMED_ENTITIES } from '../format/sections.js';
 import { countryRowByIso2, countryRowByIso3, countryRowByNumericCode, countryRowsOfSubregion, resolveCountryRow } from './countries.js';
 import { currencyList, type CurrencyInfo } from './currency.js';
-import { rowMatchesQ, type NamedEntity } from './name-keys.js';
+import { prepareNameKeys, rowMatchesQ, type NamedEntity } from './name-keys.js';
 import { checkNameRanks, nameRanks } from './name-order.js';
 import { perStore } from './per-store.js';
 import { matchPhoneDigits, phoneEntries, phoneEntriesByCode, phoneEntryOfRow, type PhoneEntry, type PhoneMatch } from './phone.js';
@@ -157,6 +158,8 @@ export function preparationSteps(store: Store): (() => void)[] {
     () => engine.search.nodeCityKindMasks(),
     // Opened now; a malformed section is reported here (its name sorts fold the names instead).
     ...Object.values(ENTITY_OF).map((entity) => () => checkNameRanks(store, entity)),
+    // The lists' `q` reads each row's name keys through a table (the main thread's, else made here).
+    ...NAMED_ENTITIES.map((entity) => () => prepareNameKeys(store, entity)),
   ];
   for (const entity of Object.values(ENTITY_OF)) {
     steps.push(

@@ -1,9 +1,11 @@
 // `q` filters over lists: a contains-match of matchKey(q) on each row's matchKey'd name or native
 // name. For countries, states and cities the keys are already in the snapshot, as UTF-8 bytes in
 // their names prefix index (`prefix.<entity>`, the one autocomplete reads). A row's name and
-// native entries are found once per snapshot and thread (an Int32Array of two per row, made by
-// the first such request: ~2.5 ms for the cities) and matched as bytes: no record is decoded and
-// no name folded. Before, each row's record was decoded and its names folded and kept as strings
+// native entries are found once per snapshot (an Int32Array of two per row, 1.2 MiB for the
+// cities of the full dataset: built by the main thread for every thread, shared.ts, else by the
+// thread's preparation) and matched as bytes: no record is decoded and no name folded.
+// Built per thread by its first request, the cities' table took that request 3–8 ms longer on
+// the server (the US's cities with `q=an`), and 1.2 MiB in each thread. Before, each row's record was decoded and its names folded and kept as strings
 // on first use: the first such request over the US's 16,731 cities took 40–80 ms, over every state
 // 90–100 ms (in process). Regions and subregions, without a prefix index and with few rows, still
 // fold their names on first use.
@@ -15,6 +17,7 @@ import { PrefixIndex } from '../indexes/prefix-index.js';
 import type { Store } from '../store/types.js';
 import { matchKey } from '../text/normalise.js';
 import { perStore } from './per-store.js';
+import { SHARED } from './shared-names.js';
 
 export type NamedEntity = 'regions' | 'subregions' | 'countries' | 'states' | 'cities';
 
@@ -57,13 +60,36 @@ export function namesIndexOf(store: Store, entity: PrefixedEntity): PrefixIndex 
   return (keysOf(store, entity) as IndexedKeys).index;
 }
 
+/** The entity's row-to-entries table: the main thread's (SHARED.nameEntries), else made here. */
+function entriesOf(store: Store, entity: PrefixedEntity, index: PrefixIndex): Int32Array {
+  const count = store[entity].count;
+  const shared = store.derived(SHARED.nameEntries(entity));
+  if (shared === null) return index.entriesByRow(count);
+  if (shared.byteLength !== 8 * count) throw new Error(`${SHARED.nameEntries(entity)}: expected ${8 * count} bytes (2 entries of ${count} rows), found ${shared.byteLength}`);
+  return new Int32Array(shared);
+}
+
+/** The entity's row-to-entries table in a SharedArrayBuffer, for the main thread to build once for every thread (shared.ts). */
+export function sharedNameEntries(store: Store, entity: PrefixedEntity): SharedArrayBuffer {
+  const entries = namesIndexOf(store, entity).entriesByRow(store[entity].count);
+  const shared = new SharedArrayBuffer(entries.byteLength);
+  new Int32Array(shared).set(entries);
+  return shared;
+}
+
+/** The entity's row-to-entries table, adopted (or made) ahead of the first `q` (a preparation step). */
+export function prepareNameKeys(store: Store, entity: PrefixedEntity): void {
+  const keys = keysOf(store, entity) as IndexedKeys;
+  keys.entries ??= entriesOf(store, entity, keys.index);
+}
+
 export function rowMatchesQ(store: Store, entity: NamedEntity, row: number, key: string): boolean {
   const keys = keysOf(store, entity);
   if ('index' in keys) {
     // Every string contains '' (the index leaves empty keys out).
     if (key === '') return true;
     const index = keys.index;
-    const entries = (keys.entries ??= index.entriesByRow(store[entity].count));
+    const entries = (keys.entries ??= entriesOf(store, entity as PrefixedEntity, index));
     const name = entries[2 * row]!;
     if (name >= 0 && index.keyContains(name, key)) return true;
     const native = entries[2 * row + 1]!;

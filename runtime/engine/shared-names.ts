@@ -8,6 +8,8 @@ export const SHARED = {
   trigramChanged: (entity: string): string => `trigram-changed:${entity}`,
   /** TrigramIndex.codesOutside() of the entity's `trigram.` section for its changed docs: an Int32Array's bytes. */
   unchangedCodes: (entity: string): string => `unchanged-codes:${entity}`,
+  /** PrefixIndex.entriesByRow() of the entity's names prefix index, an Int32Array's bytes (name-keys.ts; entity: countries, states or cities). */
+  nameEntries: (entity: string): string => `name-entries:${entity}`,
   /** PrefixTop.shared() of the entity's name/native prefix index (entity: a SearchEntity). */
   prefixTop: (entity: string): string => `prefix-top:${entity}`,
   /** SearchContext.cityKinds(): one KIND_CODE byte per city row. */

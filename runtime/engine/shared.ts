@@ -1,18 +1,20 @@
 // Structures derived from a snapshot that are immutable once built and identical in every worker
 // thread — trigram membership bitmaps, the trigram index of the changed docs and the codes of the
-// others (name-matches.ts), autocomplete's PrefixTop, city kinds and nearby's per-node bounds (the
-// KD-trees' population maxima, the cities' kind masks), postcode locality
+// others (name-matches.ts), autocomplete's PrefixTop, the lists' row-to-name-key tables
+// (name-keys.ts), city kinds and nearby's per-node bounds (the KD-trees' population maxima, the
+// cities' kind masks), postcode locality
 // offsets and block filters, postcode rows grouped by filter column — built here once, in the main thread, into
 // SharedArrayBuffers that go to the workers with their snapshot (at start a 'derived' message
 // once they listen, Store.adoptDerived; on a swap with the bytes in snapshot-prepare,
 // SnapshotBytes.derived), so they belong to their snapshot and go with it. Each worker thread
-// adopts them instead of building its own copy (~19 MiB per thread on the full dataset). Built in the main thread rather than by build-index:
+// adopts them instead of building its own copy (~20 MiB per thread on the full dataset). Built in the main thread rather than by build-index:
 // no snapshot format change, existing snapshots keep working, and the bytes never sit on disk;
 // the cost is a few hundred ms of the main thread per load, while the workers, which no longer
 // build them, get ready sooner. Per-search scratch (mutable) stays per thread.
 import { openStore } from '../store/open.js';
 import type { SnapshotBytes } from '../store/load.js';
-import { trigramPlainQuerySection, trigramSection } from '../format/sections.js';
+import { NAMED_ENTITIES, trigramPlainQuerySection, trigramSection } from '../format/sections.js';
+import { sharedNameEntries } from './name-keys.js';
 import { PostcodeEngine } from './postcodes/engine.js';
 import { buildPrefixTop } from './search/autocomplete.js';
 import { ENTITY_OF, SearchContext } from './search/context.js';
@@ -54,6 +56,7 @@ function deriveStructures(bytes: SnapshotBytes): Record<string, SharedArrayBuffe
     if (top !== null) derived[SHARED.prefixTop(entity)] = top.shared();
     derived[SHARED.nodePopulationMaxima(entity)] = sharedCopy(search.nodePopulationMaxima(entity));
   }
+  for (const entity of NAMED_ENTITIES) derived[SHARED.nameEntries(entity)] = sharedNameEntries(store, entity);
   derived[SHARED.cityKinds] = sharedCopy(search.cityKinds());
   derived[SHARED.nodeKindMasks] = sharedCopy(search.nodeCityKindMasks());
   const postcodes = new PostcodeEngine(store);

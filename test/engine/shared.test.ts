@@ -11,7 +11,8 @@ import { fuzzySearch } from '../../runtime/engine/search/fuzzy.js';
 import { RowRanges, filterRows } from '../../runtime/engine/search/row-filter.js';
 import { sharedStructures, withSharedStructures } from '../../runtime/engine/shared.js';
 import { SHARED } from '../../runtime/engine/shared-names.js';
-import { trigramPlainQuerySection, trigramSection } from '../../runtime/format/sections.js';
+import { NAMED_ENTITIES, trigramPlainQuerySection, trigramSection } from '../../runtime/format/sections.js';
+import { prepareNameKeys, rowMatchesQ } from '../../runtime/engine/name-keys.js';
 import { loadSnapshotBytes } from '../../runtime/store/load.js';
 import { openStore } from '../../runtime/store/open.js';
 import type { Store } from '../../runtime/store/types.js';
@@ -62,7 +63,7 @@ describe('shared structures (built once by the main thread)', () => {
     const shared = withSharedStructures(bytes, (message) => assert.fail(message));
     assert.equal(shared.sections, bytes.sections, 'the sections themselves are not copied');
     const names = Object.keys(shared.derived ?? {});
-    for (const name of [SHARED.trigramLongLists(trigramSection('cities')), SHARED.trigramLongLists(trigramPlainQuerySection('cities')), SHARED.trigramChanged('cities'), SHARED.unchangedCodes('cities'), SHARED.prefixTop('cities'), SHARED.cityKinds, SHARED.nodeKindMasks, SHARED.nodePopulationMaxima('cities'), SHARED.localityByteStarts, ...POSTCODE_GROUPED_COLUMNS.map(SHARED.postcodeRows)]) assert.ok(names.includes(name), name);
+    for (const name of [SHARED.trigramLongLists(trigramSection('cities')), SHARED.trigramLongLists(trigramPlainQuerySection('cities')), SHARED.trigramChanged('cities'), SHARED.unchangedCodes('cities'), SHARED.prefixTop('cities'), SHARED.cityKinds, SHARED.nodeKindMasks, SHARED.nodePopulationMaxima('cities'), SHARED.localityByteStarts, ...NAMED_ENTITIES.map(SHARED.nameEntries), ...POSTCODE_GROUPED_COLUMNS.map(SHARED.postcodeRows)]) assert.ok(names.includes(name), name);
     for (const buffer of Object.values(shared.derived!)) assert.ok(buffer instanceof SharedArrayBuffer);
     assert.equal(openStore(bytes).derived(SHARED.cityKinds), null, 'a store over plain bytes has none');
   });
@@ -101,6 +102,21 @@ describe('shared structures (built once by the main thread)', () => {
         const request = { countryRow: row, filters: { q, stateCode, cityId: null, type: null }, afterRow: null, limit: 20 };
         assert.deepEqual(postcodes[1]!.search(request), postcodes[0]!.search(request), `country row ${row}, q ${JSON.stringify(q)}`);
       }
+    }
+  });
+
+  it('give the lists\' q filter each row\'s name keys from the main thread\'s table: the same matches, a wrong-sized table refused', () => {
+    const own = openStore(bytes);
+    const derived = sharedStructures(bytes, (message) => assert.fail(message))!;
+    const shared = openStore({ ...bytes, derived });
+    for (const entity of NAMED_ENTITIES) {
+      const count = own[entity].count;
+      assert.equal(derived[SHARED.nameEntries(entity)]!.byteLength, 8 * count, entity);
+      for (const key of ['', 'a', 'an', 'san', 'ü', 'zzzq']) {
+        for (let row = 0; row < count; row++) assert.equal(rowMatchesQ(shared, entity, row, key), rowMatchesQ(own, entity, row, key), `${entity} row ${row} ${JSON.stringify(key)}`);
+      }
+      const wrong = openStore({ ...bytes, derived: { ...derived, [SHARED.nameEntries(entity)]: new SharedArrayBuffer(8 * count + 8) } });
+      assert.throws(() => prepareNameKeys(wrong, entity), { message: `${SHARED.nameEntries(entity)}: expected ${8 * count} bytes (2 entries of ${count} rows), found ${8 * count + 8}` });
     }
   });
 
