@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Caller, CountryTier, Tier, UsageReport } from '../contract/index.js';
 import { engineFor } from '../engine/index.js';
-import type { Store } from '../store/types.js';
+import type { RangesByParent, Store } from '../store/types.js';
 import { POSTCODE_Q } from './postcodes/index.js';
 import type { Operation, Reply, RequestContext } from './types.js';
 
@@ -134,6 +134,16 @@ function samplesOf(store: Store): Sample[] {
   return samples;
 }
 
+/** The parent row with the most children (the first of those), or -1 when none has any. */
+function longestRange(ranges: RangesByParent): number {
+  let best = -1;
+  for (let row = 0; row < ranges.start.length; row++) {
+    const size = ranges.end[row]! - ranges.start[row]!;
+    if (size > 0 && (best < 0 || size > ranges.end[best]! - ranges.start[best]!)) best = row;
+  }
+  return best;
+}
+
 function cityCount(store: Store, stateRow: number): number {
   return store.relations.stateCities.end[stateRow]! - store.relations.stateCities.start[stateRow]!;
 }
@@ -171,18 +181,10 @@ export function warmUpRequests(store: Store, operations: readonly Operation[]): 
  */
 function broadListPages(store: Store, operations: Set<string>): WarmUpRequest[] {
   const { countries, states, relations } = store;
-  const longest = (ranges: { start: Int32Array; end: Int32Array }): number => {
-    let best = -1;
-    for (let row = 0; row < ranges.start.length; row++) {
-      const size = ranges.end[row]! - ranges.start[row]!;
-      if (size > 0 && (best < 0 || size > ranges.end[best]! - ranges.start[best]!)) best = row;
-    }
-    return best;
-  };
   const lists: Pick<WarmUpRequest, 'operation' | 'params'>[] = [];
-  const countryRow = longest(relations.countryCities);
+  const countryRow = longestRange(relations.countryCities);
   if (countryRow >= 0 && operations.has('countryCities')) lists.push({ operation: 'countryCities', params: { ciso: countries.record(countryRow).iso2 } });
-  const stateRow = longest(relations.stateCities);
+  const stateRow = longestRange(relations.stateCities);
   const state = stateRow >= 0 ? states.record(stateRow) : null;
   if (state?.iso2 && operations.has('stateCities')) lists.push({ operation: 'stateCities', params: { ciso: state.country_code, siso: state.iso2 } });
   if (states.count > 0 && operations.has('statesAll')) lists.push({ operation: 'statesAll', params: {} });
@@ -203,9 +205,7 @@ function broadListPages(store: Store, operations: Set<string>): WarmUpRequest[] 
  */
 function broadPostcodePages(store: Store): WarmUpRequest[] {
   const { countries, postcodes, relations } = store;
-  let countryRow = -1;
-  const size = (row: number): number => relations.countryPostcodes.end[row]! - relations.countryPostcodes.start[row]!;
-  for (let row = 0; row < countries.count; row++) if (size(row) > 0 && (countryRow < 0 || size(row) > size(countryRow))) countryRow = row;
+  const countryRow = longestRange(relations.countryPostcodes);
   if (countryRow < 0) return [];
   const postcode = postcodes.record(relations.countryPostcodes.start[countryRow]!);
   // The shortest q a postcode page takes (code points).
