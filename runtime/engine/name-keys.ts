@@ -3,11 +3,11 @@
 // their names prefix index (`prefix.<entity>`, the one autocomplete reads). A row's name and
 // native entries are found once per snapshot (an Int32Array of two per row, 1.2 MiB for the
 // cities of the full dataset: built by the main thread for every thread, shared.ts, else by the
-// thread's preparation) and matched as bytes: no record is decoded and no name folded.
-// Built per thread by its first request, the cities' table took that request 3–8 ms longer on
-// the server (the US's cities with `q=an`), and 1.2 MiB in each thread. Before, each row's record was decoded and its names folded and kept as strings
-// on first use: the first such request over the US's 16,731 cities took 40–80 ms, over every state
-// 90–100 ms (in process). Regions and subregions, without a prefix index and with few rows, still
+// thread's preparation) and matched as bytes: no record is decoded and no name folded. Built per
+// thread by its first request, the cities' table made that request 3–8 ms longer on the server
+// (the US's cities with `q=an`) and took 1.2 MiB in each thread. Before that, each row's record
+// was decoded and its names folded and kept as strings on first use: the first such request over
+// the US's 16,731 cities took 40–80 ms, over every state 90–100 ms (in process). Regions and subregions, without a prefix index and with few rows, still
 // fold their names on first use.
 //
 // Stable API: rowMatchesQ(store, entity, row, key) — contains-match of a matchKey'd query on the

@@ -173,11 +173,12 @@ export function warmUpRequests(store: Store, operations: readonly Operation[]): 
 
 /**
  * Pages of the longest lists with a `q` that matches many of their names, plain and sorted by
- * name, and the whole filtered list: the longest country's and state's cities and every state. The sample lists (at most
- * SAMPLE_CAPS rows) never make the filter's loop hot enough for V8 to optimize it, and the first
- * such page after ready over the US's 19,824 cities (`sort=name&q=an&limit=1000`) ran it
- * unoptimized: 7.3–14 ms on the server. Each kind of list, so that V8 optimizes the loop for all
- * of them (its row reader differs): optimized for one alone, it deoptimized at the first of another.
+ * name, and the whole filtered list: the longest country's and state's cities and every state.
+ * The sample lists (at most SAMPLE_CAPS rows) never make the filter's loop hot enough for V8 to
+ * optimize it, and the first such page after ready over the US's 19,824 cities
+ * (`sort=name&q=an&limit=1000`) ran it unoptimized: 6.4–14 ms on the server. Each kind of list,
+ * so that V8 optimizes the loop for all of them (each reads its rows differently): optimized for
+ * one alone, it deoptimized at the first of another.
  */
 function broadListPages(store: Store, operations: Set<string>): WarmUpRequest[] {
   const { countries, states, relations } = store;
