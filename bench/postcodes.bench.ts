@@ -6,8 +6,9 @@
 // The deep page must cost about what the first page costs (reported as a ratio, expected ≤ 1.5).
 // Then filtered first pages whose matches lie late in Mexico, against a scan of the country; and the
 // localities a q matches in the countries with locality blocks (JP, MX, MM), found through the
-// blocks against a search of the country's whole locality text; and a q typed a character at a
-// time, each keystroke's localities searched among the previous one's against afresh.
+// blocks against a search of the country's whole locality text; a q typed a character at a
+// time, each keystroke's localities searched among the previous one's against afresh; and first
+// pages of short q's, walking rows first against searching the localities first.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -164,6 +165,7 @@ export async function runPostcodeBench(): Promise<void> {
     await runLateMatches(store);
     await runLocalityBlocks(store);
     await runTyping(store);
+    await runFirstWalk(store);
     await runHttpPart(dir, deepCursor);
   } finally {
     if (reused === undefined) rmSync(dir, { recursive: true, force: true });
@@ -311,6 +313,59 @@ async function runTyping(store: Store): Promise<void> {
   }
   const rows = await measure(tasks);
   printTable('in process, the localities of a q typed a character at a time: among the previous keystroke’s matches against afresh', rows, (name) => (name.startsWith('narrowed: ') ? `afresh: ${name.slice('narrowed: '.length)}` : undefined));
+}
+
+/**
+ * First pages (limit 10) of the q a postcode picker's user types first, 2 or 3 characters of a
+ * random locality, in MX, JP and PT, each with nothing memoised: the engine, which first walks rows
+ * testing their localities (walkTestingLocalities), against the same engine without that walk
+ * (every q's localities searched first), in the same run. Then each q alone, the slowest first
+ * page of either (fastest of 5 calls each).
+ */
+async function runFirstWalk(store: Store): Promise<void> {
+  const random = prng(13);
+  const walking = PostcodeEngine.of(store);
+  const searching = walking.withWalk(0);
+  const tasks: [string, () => unknown][] = [];
+  const slowest: string[] = [];
+  for (const iso2 of ['MX', 'JP', 'PT']) {
+    const localities = localitiesOf(store, iso2);
+    if (localities === null) continue;
+    const countryRow = walking.countryRow(iso2);
+    const count = localities.localityEnd - localities.localityStart;
+    const needles = new Set<string>();
+    while (needles.size < 100) {
+      const chars = [...localityKeyAt(localities, Math.floor(random() * count))];
+      const q = chars.slice(0, 2 + Math.floor(random() * 2)).join('');
+      if (q.trim().length >= 2) needles.add(q);
+    }
+    const requests = [...needles].map((q) => ({ countryRow, filters: { q, stateCode: null, cityId: null, type: null }, afterRow: null, limit: 10 }));
+    const firstPages = (engine: PostcodeEngine) => (): unknown =>
+      requests.map((request) => {
+        engine.forgetLocalityMatches();
+        return engine.search(request);
+      });
+    if (JSON.stringify(firstPages(walking)()) !== JSON.stringify(firstPages(searching)())) throw new Error(`${iso2}: the walk's first pages differ from the search's`);
+    tasks.push([`walk first: ${iso2}, 100 q`, firstPages(walking)], [`search first: ${iso2}, 100 q`, firstPages(searching)]);
+    for (const [label, engine] of [['walk first', walking], ['search first', searching]] as const) {
+      let worst = { ms: 0, q: '' };
+      for (const request of requests) {
+        let best = Infinity;
+        for (let i = 0; i < 5; i++) {
+          engine.forgetLocalityMatches();
+          const started = performance.now();
+          engine.search(request);
+          best = Math.min(best, performance.now() - started);
+        }
+        if (best > worst.ms) worst = { ms: best, q: request.filters.q };
+      }
+      slowest.push(`${label}, ${iso2}: ${worst.ms.toFixed(2)} ms (q=${worst.q})`);
+    }
+  }
+  walking.forgetLocalityMatches();
+  const rows = await measure(tasks);
+  printTable('in process, first pages of 2–3 character q’s (each with nothing memoised): walking rows first against searching the localities first', rows, (name) => (name.startsWith('walk first: ') ? `search first: ${name.slice('walk first: '.length)}` : undefined));
+  console.log(`slowest single first page: ${slowest.join('; ')}`);
 }
 
 interface LoadResult {

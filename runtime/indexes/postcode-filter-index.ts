@@ -389,9 +389,9 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
  * the decoded text, which a needle holding a lone surrogate still gets.
  */
 export function matchLocalities(localities: CountryLocalities, needle: string): Int32Array | null {
-  if (needle === '' || LONE_SURROGATE.test(needle)) return matchDecoded(localities, needle);
+  const needleBytes = localityNeedle(needle);
+  if (needleBytes === null) return matchDecoded(localities, needle);
   const { bytes, byteStart, blocks } = localities;
-  const needleBytes = Buffer.from(needle, 'utf8');
   const matched: number[] = [];
   const candidates = blocks === null ? null : blocks.candidates(needleBytes);
   if (candidates === null) {
@@ -432,16 +432,37 @@ function searchText(text: Buffer, offset: number, needle: Buffer, byteStart: Int
  * is compared in place; a needle whose UTF-8 differs from its text goes to matchLocalities.
  */
 export function matchLocalitiesAmong(localities: CountryLocalities, needle: string, among: Int32Array): Int32Array | null {
-  if (needle === '' || LONE_SURROGATE.test(needle)) return matchLocalities(localities, needle);
-  const { bytes, byteStart } = localities;
-  const needleBytes = Buffer.from(needle, 'utf8');
+  const needleBytes = localityNeedle(needle);
+  if (needleBytes === null) return matchLocalities(localities, needle);
   const matched: number[] = [];
   for (let i = 0; i < among.length; i++) {
-    const locality = among[i]!;
-    const end = (locality + 1 < byteStart.length ? byteStart[locality + 1]! : bytes.length) - LOCALITY_TERMINATOR_BYTES;
-    if (bytesContain(bytes, byteStart[locality]!, end, needleBytes, needleBytes.length)) matched.push(locality);
+    if (localityContains(localities, among[i]!, needleBytes)) matched.push(among[i]!);
   }
   return matched.length === 0 ? null : Int32Array.from(matched);
+}
+
+/**
+ * The UTF-8 of `needle` (a matchKey form) for localityContains, or null when a byte search would
+ * not give String#indexOf's answer (an empty needle, or one holding a lone surrogate).
+ */
+export function localityNeedle(needle: string): Buffer | null {
+  return needle === '' || LONE_SURROGATE.test(needle) ? null : Buffer.from(needle, 'utf8');
+}
+
+/** Whether locality `locality` (index − localityStart) holds `needleBytes` (localityNeedle's): matchLocalities' test, for one locality. */
+export function localityContains(localities: CountryLocalities, locality: number, needleBytes: Uint8Array): boolean {
+  const { bytes, byteStart } = localities;
+  const end = (locality + 1 < byteStart.length ? byteStart[locality + 1]! : bytes.length) - LOCALITY_TERMINATOR_BYTES;
+  return bytesContain(bytes, byteStart[locality]!, end, needleBytes, needleBytes.length);
+}
+
+/**
+ * False when the locality blocks show that few of the country's localities can hold `needleBytes`
+ * (fewer than half the blocks hold all its trigrams): matchLocalities then searches only those
+ * blocks. True otherwise: a needle under 3 bytes, a country without blocks, or a common needle.
+ */
+export function mayMatchMany(localities: CountryLocalities, needleBytes: Uint8Array): boolean {
+  return localities.blocks === null || localities.blocks.candidates(needleBytes) === null;
 }
 
 /** matchLocalities over the decoded text (UTF-16 offsets), for needles whose UTF-8 form differs. */

@@ -200,9 +200,8 @@ function broadListPages(store: Store, operations: Set<string>): WarmUpRequest[] 
 /**
  * Postcode pages whose `q` matches thousands of localities: the first characters of a locality of
  * the country with the most postcodes (MX: `San Ángel…`, `sa`), alone and with its state_code.
- * Such a `q` takes the path that marks the matched localities in a bitset, which the variety
- * places' pages rarely reach: the first one after ready (JP `q=京都市&state_code=26`, 4,672
- * localities) took 2.8–3.8 ms on the server, 1.1–1.5 after one of these.
+ * Such a `q` fills its page from the first rows it walks, testing their localities
+ * (engine/postcodes walkTestingLocalities), which the variety places' rarer `q`s seldom do.
  */
 function broadPostcodePages(store: Store): WarmUpRequest[] {
   const { countries, postcodes, relations } = store;

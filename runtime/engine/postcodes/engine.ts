@@ -9,9 +9,11 @@
 //   country (a scan of Mexico's 144,600 rows for a locality near its end took ~0.5 ms). A q
 //   matching many localities is tested per row against its memoised bitset of them. The
 //   localities a q matches are memoised per country; a q one character longer than a memoised
-//   one is searched among that one's matches (localityMatchesFor).
+//   one is searched among that one's matches (localityMatchesFor). Before any of that, a q not
+//   memoised first walks rows testing each one's locality (walkTestingLocalities), within a
+//   budget: a q that many localities hold fills its page at once instead of costing their number.
 import { POSTCODE_FILTERS_SECTION, POSTCODE_KEYS_SECTION } from '../../format/sections.js';
-import { matchLocalities, matchLocalitiesAmong, PostcodeFilterIndex, type CountryLocalities } from '../../indexes/postcode-filter-index.js';
+import { localityContains, localityNeedle, matchLocalities, matchLocalitiesAmong, mayMatchMany, PostcodeFilterIndex, type CountryLocalities } from '../../indexes/postcode-filter-index.js';
 import { RowGroups } from '../../indexes/row-groups.js';
 import { StringTable } from '../../indexes/string-table.js';
 import type { Store } from '../../store/types.js';
@@ -79,6 +81,12 @@ type LocalityMatches = Int32Array | Uint8Array;
 /** Whether bit `i` of `bits` is set. */
 const hasBit = (bits: Uint8Array, i: number): boolean => ((bits[i >> 3]! >> (i & 7)) & 1) === 1;
 
+/** The locality memo's key of q in a country. */
+const memoKey = (countryRow: number, q: string): string => `${countryRow}\u0000${q}`;
+
+/** q without its last character (a user's previous keystroke). */
+const shorterQ = (q: string): string => [...q].slice(0, -1).join('');
+
 /** A longer q is searched among a shorter one's matches when they are at most this share of the country's localities. */
 const REFINE_MAX_SHARE = 0.25;
 
@@ -111,6 +119,23 @@ function setBits(bits: Uint8Array, indexes: Int32Array): Uint8Array {
  */
 const MERGE_MAX_LOCALITIES = 1024;
 
+/**
+ * How far a q's first walk (walkTestingLocalities) goes before it gives up for the search of the
+ * country's localities, which costs a pass over their text (Mexico's 2.9 MB: 0.3–2 ms) and
+ * ~0.2 µs a match: it byte-searches one locality per KiB of that text (WALK_MIN_TESTS to
+ * WALK_MAX_TESTS of them, ~0.1 µs each) and walks at most WALK_ROWS_PER_TEST rows per test.
+ * Mexico: 2,804 tests (~0.3 ms when q turns out rare), enough to fill a page of 10 when ~0.4 % of
+ * its localities hold q. Over 150 first pages of 3–5 characters there, one test per 4 KiB gave a
+ * p90 of 1.6 ms, per KiB 1.0 ms.
+ */
+const WALK_TEXT_BYTES_PER_TEST = 1024;
+const WALK_MIN_TESTS = 32;
+const WALK_MAX_TESTS = 4096;
+const WALK_ROWS_PER_TEST = 16;
+const UNTESTED = 0;
+const HOLDS_Q = 1;
+const LACKS_Q = 2;
+
 /** The filter columns whose rows are grouped (RowGroups), by the name SHARED.postcodeRows takes. */
 export const POSTCODE_GROUPED_COLUMNS = ['locality', 'state', 'city'] as const;
 type GroupedColumn = (typeof POSTCODE_GROUPED_COLUMNS)[number];
@@ -124,6 +149,10 @@ export class PostcodeEngine {
   private readonly localityMatches = new LocalityMatchMemo(LOCALITY_MATCHES_MAX_BYTES);
   /** A bitset per locality of the country being walked: q's listed matches, set for one page and cleared after. */
   private localityScratch = new Uint8Array(0);
+  /** walkTestingLocalities' test of each locality of the country being walked (UNTESTED, HOLDS_Q, LACKS_Q); reset after each walk. */
+  private localityTests = new Uint8Array(0);
+  /** The localities walkTestingLocalities tested (indexes − localityStart), to reset. */
+  private readonly testedLocalities: Int32Array;
   /** The rows grouped by filter column (shared by the main thread, or built here on first use). */
   private groups: FilterGroups | null = null;
   /** q's merge (mergeQ), per source: the next and the end row, or index into a locality group's rows; and a min-heap of sources by their next row. */
@@ -132,7 +161,12 @@ export class PostcodeEngine {
   private readonly heapRow = new Int32Array(MERGE_MAX_LOCALITIES + 1);
   private readonly heapSource = new Int32Array(MERGE_MAX_LOCALITIES + 1);
 
-  constructor(readonly store: Store) {
+  /** `walkMaxTests`: the first walk's tests in every country, for tests that stop it part-way on small data (else set by each country's text). */
+  constructor(
+    readonly store: Store,
+    private readonly walkMaxTests: number | null = null,
+  ) {
+    this.testedLocalities = new Int32Array(walkMaxTests ?? WALK_MAX_TESTS);
     const count = store.postcodes.count;
     this.keys = StringTable.from(store.section(POSTCODE_KEYS_SECTION), 0, POSTCODE_KEYS_SECTION);
     if (this.keys.count !== count) throw new Error(`${POSTCODE_KEYS_SECTION}: expected ${count} keys, found ${this.keys.count}`);
@@ -184,6 +218,18 @@ export class PostcodeEngine {
       };
     }
     return this.groups;
+  }
+
+  /** An engine of its own over `store` whose first walk is off (walkMaxTests 0) or given; for benches and tests comparing the walk, sharing this one's row groups. */
+  withWalk(walkMaxTests: number | null): PostcodeEngine {
+    const engine = new PostcodeEngine(this.store, walkMaxTests);
+    engine.groups = this.filterGroups();
+    return engine;
+  }
+
+  /** Forgets every memoised match of q (benches measuring first pages). */
+  forgetLocalityMatches(): void {
+    this.localityMatches.clear();
   }
 
   /** One engine per store, built on first use. */
@@ -274,6 +320,8 @@ export class PostcodeEngine {
       }
       const localities = columns.localitiesOfRange(countryStart);
       localityBase = localities.localityStart;
+      const walked = this.walkTestingLocalities(request.countryRow, filters.q, localities, start, end, prefixStart, prefixEnd, stateValue, cityId, typeValue, limit);
+      if (walked !== null) return walked;
       matched = this.localityMatchesFor(request.countryRow, filters.q, localities);
       if (matched === null) {
         // Only code matches are possible: walk just their range.
@@ -285,18 +333,10 @@ export class PostcodeEngine {
 
     // The walk: the fewest rows in [start, end) that hold every answer.
     const groups = this.filterGroups();
-    let walkRows = end - start;
-    let walkGroup: RowGroups | null = null;
-    let walkValue = -1;
-    if (stateValue >= 0) {
-      const count = groups.state.countIn(stateValue, start, end);
-      if (count < walkRows) [walkRows, walkGroup, walkValue] = [count, groups.state, stateValue];
-    }
-    if (cityId >= 0) {
-      if (cityId >= groups.city.valueCount) return empty;
-      const count = groups.city.countIn(cityId, start, end);
-      if (count < walkRows) [walkRows, walkGroup, walkValue] = [count, groups.city, cityId];
-    }
+    const narrowest = this.narrowestWalk(stateValue, cityId, start, end);
+    if (narrowest === null) return empty;
+    let { rows: walkRows, group: walkGroup } = narrowest;
+    const walkValue = narrowest.value;
     let mergeQ = false;
     if (matched instanceof Int32Array) {
       let count = Math.max(0, Math.min(prefixEnd, end) - Math.max(prefixStart, start));
@@ -328,6 +368,88 @@ export class PostcodeEngine {
       }
     }
     if (marks !== null && matched instanceof Int32Array) for (let i = 0; i < matched.length; i++) marks[matched[i]! >> 3] = 0;
+    const hasMore = rows.length > limit;
+    if (hasMore) rows.length = limit;
+    return { rows, hasMore };
+  }
+
+  /**
+   * The fewest rows of [start, end) holding every row of the state and the city asked for (-1:
+   * none): the range itself, or a group's rows (value: the group's value); null when no row can
+   * hold the city (an id past every postcode's).
+   */
+  private narrowestWalk(stateValue: number, cityId: number, start: number, end: number): { rows: number; group: RowGroups | null; value: number } | null {
+    const groups = this.filterGroups();
+    let walk: { rows: number; group: RowGroups | null; value: number } = { rows: end - start, group: null, value: -1 };
+    if (stateValue >= 0) {
+      const count = groups.state.countIn(stateValue, start, end);
+      if (count < walk.rows) walk = { rows: count, group: groups.state, value: stateValue };
+    }
+    if (cityId >= 0) {
+      if (cityId >= groups.city.valueCount) return null;
+      const count = groups.city.countIn(cityId, start, end);
+      if (count < walk.rows) walk = { rows: count, group: groups.city, value: cityId };
+    }
+    return walk;
+  }
+
+  /**
+   * A page of q's rows found before any search of the country's localities: the narrowest walk's
+   * rows in order, each row's locality tested for q by a byte search the first time the page meets
+   * it (remembered for the page in localityTests). A q that many localities hold fills its page
+   * within a few hundred rows, where finding all its localities first cost their number: Mexico's
+   * "an" (42,936 of 104,062 localities) took ~8 ms a first page, Japan's 山 (14,298) ~5 ms. Null,
+   * having answered nothing, when q's localities are memoised (their walk is cheaper), when the
+   * locality blocks show few localities can hold q (their search is cheap: mayMatchMany), or when
+   * its budget leaves the page unfilled (q is rare there: search, then merge or scan).
+   */
+  private walkTestingLocalities(countryRow: number, q: string, localities: CountryLocalities, start: number, end: number, prefixStart: number, prefixEnd: number, stateValue: number, cityId: number, typeValue: number, limit: number): SearchPage | null {
+    // A memoised shorter q (a user typing) narrows the search to its matches: those of a q this
+    // walk found too rare (q is rarer still), or a q it was not tried for.
+    if (this.localityMatches.peek(memoKey(countryRow, q)) !== undefined || this.localityMatches.peek(memoKey(countryRow, shorterQ(q))) !== undefined) return null;
+    const needle = localityNeedle(q);
+    if (needle === null || !mayMatchMany(localities, needle)) return null;
+    const walk = this.narrowestWalk(stateValue, cityId, start, end);
+    if (walk === null) return { rows: [], hasMore: false };
+    const localityCount = localities.localityEnd - localities.localityStart;
+    if (this.localityTests.length < localityCount) this.localityTests = new Uint8Array(localityCount);
+    const tests = this.localityTests;
+    const tested = this.testedLocalities;
+    let testedCount = 0;
+    const { stateCodeByRow, cityIdByRow, typeByRow, localityByRow } = this.columns;
+    const localityBase = localities.localityStart;
+    const group = walk.group;
+    const groupRows = group === null ? null : group.rows;
+    const first = group === null ? start : group.lowerBound(walk.value, start);
+    const last = group === null ? end : group.lowerBound(walk.value, end);
+    const maxTests = this.walkMaxTests ?? Math.min(WALK_MAX_TESTS, Math.max(WALK_MIN_TESTS, Math.floor(localities.bytes.length / WALK_TEXT_BYTES_PER_TEST)));
+    // Past the budget the walk stops unfinished; it is complete when it reaches `last` or fills the page.
+    const stop = Math.min(last, first + maxTests * WALK_ROWS_PER_TEST);
+    const rows: number[] = [];
+    const wanted = limit + 1;
+    let i = first;
+    for (; i < stop; i++) {
+      const row = groupRows === null ? i : groupRows[i]!;
+      if (stateValue >= 0 && stateCodeByRow[row] !== stateValue) continue;
+      if (cityId >= 0 && cityIdByRow[row] !== cityId) continue;
+      if (typeValue >= 0 && typeByRow[row] !== typeValue) continue;
+      if (row < prefixStart || row >= prefixEnd) {
+        const global = localityByRow[row]!;
+        if (global < 0) continue;
+        const locality = global - localityBase;
+        let test = tests[locality]!;
+        if (test === UNTESTED) {
+          if (testedCount === maxTests) break;
+          test = localityContains(localities, locality, needle) ? HOLDS_Q : LACKS_Q;
+          tests[locality] = test;
+          tested[testedCount++] = locality;
+        }
+        if (test !== HOLDS_Q) continue;
+      }
+      if (rows.push(row) === wanted) break;
+    }
+    for (let k = 0; k < testedCount; k++) tests[tested[k]!] = UNTESTED;
+    if (rows.length < wanted && i < last) return null;
     const hasMore = rows.length > limit;
     if (hasMore) rows.length = limit;
     return { rows, hasMore };
@@ -420,7 +542,7 @@ export class PostcodeEngine {
 
   /** The memoised matches of q among the country's localities (LocalityMatches), or null when none. */
   private localityMatchesFor(countryRow: number, q: string, localities: CountryLocalities): LocalityMatches | null {
-    const key = `${countryRow}\u0000${q}`;
+    const key = memoKey(countryRow, q);
     const cached = this.localityMatches.get(key);
     if (cached !== undefined) return cached === NO_MATCH ? null : cached;
     // A q one character longer than a memoised one (a user typing) can only match among that
@@ -428,7 +550,7 @@ export class PostcodeEngine {
     // localities (a search of the whole text is then cheaper than comparing them one by one).
     const localityCount = localities.localityEnd - localities.localityStart;
     // (peek: that q's own requests alone decide how long it is kept)
-    const shorter = q.length > 1 ? this.localityMatches.peek(`${countryRow}\u0000${[...q].slice(0, -1).join('')}`) : undefined;
+    const shorter = q.length > 1 ? this.localityMatches.peek(memoKey(countryRow, shorterQ(q))) : undefined;
     const among = shorter === undefined || shorter === NO_MATCH ? null : shorter instanceof Int32Array ? shorter : indexesOfBits(shorter, localityCount * REFINE_MAX_SHARE);
     const list = shorter === NO_MATCH ? null : among !== null ? matchLocalitiesAmong(localities, q, among) : matchLocalities(localities, q);
     const matched: LocalityMatches = list === null ? NO_MATCH : list.length > MERGE_MAX_LOCALITIES ? setBits(new Uint8Array((localityCount + 7) >> 3), list) : list;

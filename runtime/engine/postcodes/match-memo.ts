@@ -65,6 +65,17 @@ export class LocalityMatchMemo {
     while (this.heldBytes > this.maxBytes && this.slotByKey.size > 1) this.evictOneBesides(slot);
   }
 
+  /** Holds nothing again. */
+  clear(): void {
+    this.slotByKey.clear();
+    this.keys.length = 0;
+    this.lists.length = 0;
+    this.freeSlots.length = 0;
+    this.used.fill(0);
+    this.hand = 0;
+    this.heldBytes = 0;
+  }
+
   private evictOneBesides(kept: number): void {
     for (;;) {
       const slot = this.hand;

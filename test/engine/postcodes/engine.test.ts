@@ -130,6 +130,16 @@ describe('postcode engine on the fixture dataset', () => {
     }
   });
 
+  test('a q whose first walk gives up after a few rows answers as the search of its localities does (brute-force oracle)', () => {
+    // The fixture's countries are walked whole within the server's budget; budgets of a few tests
+    // stop the walk part-way (at 0, before any test), so the search and the merge answer instead.
+    for (const budget of [0, 1, 2, 5]) {
+      const rnd = random(11 + budget);
+      const walking = new PostcodeEngine(store, budget);
+      for (const iso2 of ['US', 'GB', 'NO', 'BR']) checkRandomSearches(store, iso2, recordsOfCountry(store, iso2), rnd, 60, 6, walking);
+    }
+  });
+
   test('a q typed a character at a time answers as the same q asked alone (the shorter q’s memoised matches narrow its search)', () => {
     const typing = new PostcodeEngine(store);
     let compared = 0;

@@ -89,12 +89,14 @@ describe('postcodes on the full dataset', { skip: fullDatasetSkip() }, () => {
 
   test('pages through MX filters walked by row group, by merging the sources of q and by scanning: the brute-force answer (property)', () => {
     // MX has 144,600 rows: "902" matches one locality and codes near its end, "94" ten localities,
-    // "50" 36, "a" 98,198 (more than a merge takes: scanned with marks); a state walks its group.
+    // "50" 36, "a" 98,198 and "an" 42,936 (each page found by walking rows and testing their
+    // localities), "ojo" 543 and "zz" 17 (whose walk gives up: searched, then merged or scanned
+    // with marks); a state walks its group.
     const mxRecords = recordsOfCountry(store, 'MX');
     const mx = engine.countryRow('MX');
     const cases: Partial<PostcodeFilters>[] = [
-      { q: '902' }, { q: '94' }, { q: '50' }, { q: 'a' }, { stateCode: 'ZAC' }, { q: 'a', stateCode: 'ZAC' },
-      { q: '94', stateCode: 'ZAC' }, { q: '50', type: 'full' }, { stateCode: 'ZAC', type: 'nope' },
+      { q: '902' }, { q: '94' }, { q: '50' }, { q: 'a' }, { q: 'an' }, { q: 'ojo' }, { q: 'zz' }, { stateCode: 'ZAC' }, { q: 'a', stateCode: 'ZAC' },
+      { q: 'an', stateCode: 'ZAC' }, { q: 'ojo', stateCode: 'JAL' }, { q: '94', stateCode: 'ZAC' }, { q: '50', type: 'full' }, { stateCode: 'ZAC', type: 'nope' },
     ];
     for (const partial of cases) {
       const filters: PostcodeFilters = { q: null, stateCode: null, cityId: null, type: null, ...partial };

@@ -49,8 +49,7 @@ export function randomFilters(records: readonly PostcodeRecord[], rnd: () => num
   return filters;
 }
 
-export function checkRandomSearches(store: Store, iso2: string, records: readonly PostcodeRecord[], rnd: () => number, runs: number, maxLimit: number): void {
-  const engine = PostcodeEngine.of(store);
+export function checkRandomSearches(store: Store, iso2: string, records: readonly PostcodeRecord[], rnd: () => number, runs: number, maxLimit: number, engine = PostcodeEngine.of(store)): void {
   const countryRow = engine.countryRow(iso2);
   assert.ok(countryRow >= 0, `country ${iso2} exists`);
   for (let run = 0; run < runs; run++) {
