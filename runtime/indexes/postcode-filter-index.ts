@@ -456,13 +456,18 @@ export function localityContains(localities: CountryLocalities, locality: number
   return bytesContain(bytes, byteStart[locality]!, end, needleBytes, needleBytes.length);
 }
 
+/** mayMatchMany's share of a country's locality blocks: at most one in this many may hold a needle that few localities hold. */
+const FEW_BLOCKS_SHARE = 4;
+
 /**
  * False when the locality blocks show that few of the country's localities can hold `needleBytes`
- * (fewer than half the blocks hold all its trigrams): matchLocalities then searches only those
- * blocks. True otherwise: a needle under 3 bytes, a country without blocks, or a common needle.
+ * (under one block in FEW_BLOCKS_SHARE holds all its trigrams and byte pairs): matchLocalities
+ * then searches only those blocks, at a small share of a pass over the text. True otherwise: a
+ * needle under 2 bytes, a country without blocks, or a needle in many blocks.
  */
 export function mayMatchMany(localities: CountryLocalities, needleBytes: Uint8Array): boolean {
-  return localities.blocks === null || localities.blocks.candidates(needleBytes) === null;
+  const blocks = localities.blocks;
+  return blocks === null || FEW_BLOCKS_SHARE * blocks.candidateCount(needleBytes) >= blocks.blockCount;
 }
 
 /** matchLocalities over the decoded text (UTF-16 offsets), for needles whose UTF-8 form differs. */

@@ -1,5 +1,5 @@
 // Locality blocks (runtime/indexes/locality-blocks.ts): a country's postcode localities in blocks,
-// with the blocks holding each hashed byte trigram. matchLocalities searches only the blocks that
+// with the blocks holding each hashed byte trigram and byte pair. matchLocalities searches only the blocks that
 // may hold a needle: the same localities as a search of the whole text and as brute force.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -98,7 +98,7 @@ describe('locality blocks', () => {
       if (/[\uD800-\uDFFF]/u.test(needle)) continue;
       const bytes = Buffer.from(needle, 'utf8');
       const candidates = blocks.candidates(bytes);
-      if (bytes.length < 3) assert.equal(candidates, null, `"${needle}": under 3 bytes, every block`);
+      if (bytes.length < 2) assert.equal(candidates, null, `"${needle}": under 2 bytes, every block`);
       if (candidates === null) continue;
       narrowed++;
       keys.forEach((key, i) => {
@@ -107,6 +107,8 @@ describe('locality blocks', () => {
       });
     }
     assert.ok(narrowed > 100, `${narrowed} needles narrowed to some blocks`);
+    // Two bytes no key holds side by side: their pair's row leaves only the blocks its hash collides in.
+    assert.ok(blocks.candidates(Buffer.from('xq')) !== null, 'a rare 2-byte needle is narrowed too');
   });
 
   it('round-trip through the buffer the main thread shares, and refuse one built for another index', () => {
@@ -122,7 +124,7 @@ describe('locality blocks', () => {
     const other = indexOf([localityNames(9, 1_000)]);
     assert.throws(() => other.useLocalityBlocks(shared), {
       name: SnapshotFormatError.name,
-      message: /^locality blocks: expected header \[layout, groups, localities per block, hashes, text bytes\] \[1,1,64,2048,\d+\], found \[1,2,64,2048,\d+\]$/,
+      message: /^locality blocks: expected header \[layout, groups, localities per block, trigram hashes, pair hashes, text bytes\] \[2,1,64,2048,2048,\d+\], found \[2,2,64,2048,2048,\d+\]$/,
     });
   });
 
