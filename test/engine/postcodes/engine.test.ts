@@ -130,7 +130,7 @@ describe('postcode engine on the fixture dataset', () => {
     }
   });
 
-  test('a q whose first walk gives up after a few rows answers as the search of its localities does (brute-force oracle)', () => {
+  test('a q whose first walk gives up after a few locality tests answers as the search of its localities does (brute-force oracle)', () => {
     // The fixture's countries are walked whole within the server's budget; budgets of a few tests
     // stop the walk part-way (at 0, before any test), so the search and the merge answer instead.
     for (const budget of [0, 1, 2, 5]) {
