@@ -400,13 +400,16 @@ export class PostcodeEngine {
    * within a few hundred rows, where finding all its localities first cost their number: Mexico's
    * "an" (42,936 of 104,062 localities) took ~8 ms a first page, Japan's 山 (14,298) ~5 ms. Null,
    * having answered nothing, when q's localities are memoised (their walk is cheaper), when the
-   * locality blocks show few localities can hold q (their search is cheap: mayMatchMany), or when
-   * its budget leaves the page unfilled (q is rare there: search, then merge or scan).
+   * country has no localities, when the locality blocks show few localities can hold q (their
+   * search is cheap: mayMatchMany), or when its budget leaves the page unfilled (q is rare there:
+   * search, then merge or scan).
    */
   private walkTestingLocalities(countryRow: number, q: string, localities: CountryLocalities, start: number, end: number, prefixStart: number, prefixEnd: number, stateValue: number, cityId: number, typeValue: number, limit: number): SearchPage | null {
     // A memoised shorter q (a user typing) narrows the search to its matches: those of a q this
     // walk found too rare (q is rarer still), or a q it was not tried for.
     if (this.localityMatches.peek(memoKey(countryRow, q)) !== undefined || this.localityMatches.peek(memoKey(countryRow, shorterQ(q))) !== undefined) return null;
+    // A country without localities (the US's postcodes name none) leaves q its code prefixes: their range is walked instead.
+    if (localities.localityEnd === localities.localityStart) return null;
     const needle = localityNeedle(q);
     if (needle === null || !mayMatchMany(localities, needle)) return null;
     const walk = this.narrowestWalk(stateValue, cityId, start, end);
