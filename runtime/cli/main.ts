@@ -1,78 +1,14 @@
 #!/usr/bin/env node
-// The `geoapi` command: dispatches to build, serve, start, reload, keys and verify. Exit codes: 0 ok, 1
-// failure (message on stderr), 2 bad usage. The only module that reads the environment: it hands
-// process.env to the command, which reads it once into its configuration (runtime/config.ts).
-import type { Env } from './config.js';
-import { commandUsage, packageVersion, wantsHelp } from './help.js';
-import { UsageError, USAGE } from './usage.js';
+// The `geoapi` command's entry. It loads the command (commands.ts) from its bundle,
+// commands.bundle.js, which `npm run build` makes after tsc, and from the compiled modules when the
+// bundle is missing or older than them (worker-code.ts: the same choice as the request threads').
+// One file instead of ~140 modules for `serve`, which loaded beside the snapshot's read and took
+// CPU from it: full dataset, 2-core VM, spawn → first answer medians 1,022 → 991 and 939 → 900 ms
+// (7 and 8 starts alternated; README, Startup). Nothing else is imported here: the choice costs
+// two stats and a small read.
+import { fileURLToPath } from 'node:url';
+import { chooseCode } from '../http/worker-code.js';
 
-const print = (line: string): void => {
-  process.stdout.write(`${line}\n`);
-};
-
-async function run(argv: string[], env: Env): Promise<number> {
-  const [command, ...args] = argv;
-  if (command !== undefined && command !== 'help' && !command.startsWith('-') && wantsHelp(args)) {
-    const help = commandUsage(command);
-    if (help === null) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
-    print(help);
-    return 0;
-  }
-  switch (command) {
-    case 'build': {
-      const { runBuildCommand } = await import('../../build-index/cli.js');
-      return runBuildCommand(args);
-    }
-    case 'serve': {
-      const { configFrom } = await import('./config.js');
-      const { readAhead } = await import('./read-ahead.js');
-      const config = configFrom(args, env);
-      const snapshotRead = readAhead(config.snapshotDir);
-      const { serveUntilStopped } = await import('./serve.js');
-      return serveUntilStopped(config, print, [], {}, snapshotRead);
-    }
-    case 'reload': {
-      const { runReloadCommand } = await import('./serve.js');
-      return runReloadCommand(args, print, env);
-    }
-    case 'start': {
-      const { runStartCommand } = await import('./start.js');
-      return runStartCommand(args, print, env);
-    }
-    case 'keys': {
-      const { runKeysCommand } = await import('./keys.js');
-      return runKeysCommand(args, print, env);
-    }
-    case 'verify': {
-      const { runVerifyCommand } = await import('./verify.js');
-      return runVerifyCommand(args, print);
-    }
-    case '--version':
-    case '-v':
-    case 'version':
-      print(packageVersion());
-      return 0;
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      print(USAGE);
-      return command === undefined ? 2 : 0;
-    default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
-  }
-}
-
-run(process.argv.slice(2), process.env).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
-    // parseArgs reports unknown options with ERR_PARSE_ARGS_* codes: a usage problem too.
-    // A ConfigError (runtime/config.ts, not imported here so that `build` loads nothing of the server) is one too.
-    const usage = error instanceof UsageError || (error as Error).name === 'ConfigError' || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    process.stderr.write(`geoapi: ${message}\n${usage ? `\n${USAGE}\n` : ''}`);
-    process.exitCode = usage ? 2 : 1;
-  },
-);
+const code = chooseCode(new URL('./', import.meta.url), 'commands', fileURLToPath(new URL('../../.tsbuildinfo', import.meta.url)));
+const { runCommand } = (await import(code.url.href)) as typeof import('./commands.js');
+await runCommand(process.argv.slice(2), process.env);

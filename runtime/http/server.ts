@@ -219,7 +219,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (fixedNowMs !== null && !Number.isFinite(fixedNowMs)) throw new ServerStartError(`fixedNow: expected an ISO time, found ${JSON.stringify(options.fixedNow)}`);
 
   const operationsModule = options.operationsModule ? moduleUrl(options.operationsModule) : null;
-  const workerCode = chooseWorkerCode(new URL('./', import.meta.url), TS_BUILD_INFO, operationsModule === null ? null : 'a test seam replaces the operations');
+  // '../http/': this module also runs from the command's bundle in dist/runtime/cli/ (worker-code.ts).
+  const workerCode = chooseWorkerCode(new URL('../http/', import.meta.url), TS_BUILD_INFO, operationsModule === null ? null : 'a test seam replaces the operations');
   const loadStartedMs = performance.now();
 
   const init: Omit<WorkerInit, 'threadIndex'> = {

@@ -1,10 +1,12 @@
-// Which file a request thread runs: worker.js and the modules it imports, or their bundle,
-// worker.bundle.js, which `npm run build` makes after tsc (scripts/bundle-worker.mjs: one file
-// loads in ~85 ms against ~220–250 ms for ~230 modules). The bundle is used only when it was made
-// from the compiled modules beside it: its stamp (worker.bundle.json) holds the size and time of
-// dist/.tsbuildinfo, which every tsc run that emits rewrites, so a `tsc` without the bundle step
-// leaves the modules in use instead of stale code. An installed package carries no .tsbuildinfo
-// (nothing compiles there): its bundle is used as built.
+// Which code a thread runs: a program's compiled modules or their bundle, which `npm run build`
+// makes after tsc (scripts/bundle.mjs). Two programs are bundled: a request thread's, worker.js
+// (one file loads in ~85 ms against ~220–250 ms for ~230 modules), and the `geoapi` command's,
+// runtime/cli/commands.js (chosen by main.js, the command's entry, before anything else loads). A
+// bundle is used only when it was made from the compiled modules beside it: its stamp
+// (<name>.bundle.json) holds the size and time of dist/.tsbuildinfo, which every tsc run that
+// emits rewrites, so a `tsc` without the bundle step leaves the modules in use instead of stale
+// code. An installed package carries no .tsbuildinfo (nothing compiles there): its bundles are
+// used as built.
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -38,20 +40,25 @@ function statOrNull(file: string): { size: number; mtimeMs: number } | null {
 }
 
 /**
- * The worker code in `httpDir` (the directory of worker.js), with `buildInfoFile` the tsc build
- * info that dates the modules. `modulesOnly`: the caller loads modules that must be the worker's
- * own (a test seam importing runtime modules), so the bundle's copies would not do.
+ * The code of program `name` in `dir` (the directory of <name>.js), with `buildInfoFile` the tsc
+ * build info that dates the modules. `modulesOnly`: the caller loads modules that must be the
+ * program's own (a test seam importing runtime modules), so the bundle's copies would not do.
  */
-export function chooseWorkerCode(httpDir: URL, buildInfoFile: string, modulesOnly: string | null = null): WorkerCode {
-  const modules = new URL('./worker.js', httpDir);
-  const bundle = new URL('./worker.bundle.js', httpDir);
+export function chooseCode(dir: URL, name: string, buildInfoFile: string, modulesOnly: string | null = null): WorkerCode {
+  const modules = new URL(`./${name}.js`, dir);
+  const bundle = new URL(`./${name}.bundle.js`, dir);
   const useModules = (why: string): WorkerCode => ({ url: modules, bundled: false, description: `modules (${why})` });
   if (modulesOnly !== null) return useModules(modulesOnly);
-  const stamp = readStamp(fileURLToPath(new URL('./worker.bundle.json', httpDir)));
+  const stamp = readStamp(fileURLToPath(new URL(`./${name}.bundle.json`, dir)));
   if (stamp === null || statOrNull(fileURLToPath(bundle)) === null) return useModules('no bundle: `npm run build` makes one');
   const buildInfo = statOrNull(buildInfoFile);
   if (stamp.tsBuildInfo !== null && buildInfo !== null && (buildInfo.size !== stamp.tsBuildInfo.size || buildInfo.mtimeMs !== stamp.tsBuildInfo.mtimeMs)) {
     return useModules('the bundle is older than the compiled modules: `npm run build` bundles them again');
   }
-  return { url: bundle, bundled: true, description: 'one bundle (worker.bundle.js, made by `npm run build`)' };
+  return { url: bundle, bundled: true, description: `one bundle (${name}.bundle.js, made by \`npm run build\`)` };
+}
+
+/** A request thread's code in `httpDir` (the directory of worker.js): chooseCode for worker.js. */
+export function chooseWorkerCode(httpDir: URL, buildInfoFile: string, modulesOnly: string | null = null): WorkerCode {
+  return chooseCode(httpDir, 'worker', buildInfoFile, modulesOnly);
 }

@@ -17,7 +17,7 @@ function npm(args: string[], cwd = REPO_ROOT): string {
 test('npm pack ships the runtime, the builder, the policy, schemas and docs; no tests, bench, sources or maps', () => {
   const [pack] = JSON.parse(npm(['pack', '--dry-run', '--json', '--ignore-scripts'])) as [{ files: { path: string }[]; size: number }];
   const paths = pack.files.map((f) => f.path);
-  for (const needed of ['dist/runtime/cli/main.js', 'dist/runtime/http/worker.js', 'dist/runtime/routes/registry.js', 'dist/build-index/default-snapshot.js', 'data/policy.json', 'schemas/http/country.full.json', 'schemas/snapshot/geoapi.fbs', 'deploy/nginx/geoapi.conf', 'deploy/systemd/geoapi.service', 'README.md', 'LICENSE', 'ARCHITECTURE.md', 'package.json']) {
+  for (const needed of ['dist/runtime/cli/main.js', 'dist/runtime/cli/commands.bundle.js', 'dist/runtime/cli/commands.bundle.json', 'dist/runtime/http/worker.js', 'dist/runtime/http/worker.bundle.js', 'dist/runtime/http/worker.bundle.json', 'dist/runtime/routes/registry.js', 'dist/build-index/default-snapshot.js', 'data/policy.json', 'schemas/http/country.full.json', 'schemas/snapshot/geoapi.fbs', 'deploy/nginx/geoapi.conf', 'deploy/systemd/geoapi.service', 'README.md', 'LICENSE', 'ARCHITECTURE.md', 'package.json']) {
     assert.ok(paths.includes(needed), `${needed} is shipped`);
   }
   const unwanted = paths.filter((p) => /^(dist\/)?(test|bench|scripts)\//.test(p) || p.endsWith('.map') || (p.endsWith('.ts') && !p.endsWith('.d.ts')) || p.startsWith('data/snapshots') || p === 'data/keys.json');

@@ -1,15 +1,17 @@
-// Which code the request threads run: the worker bundle `npm run build` makes, only when it was
-// made from the compiled modules beside it (runtime/http/worker-code.ts).
+// Which code the request threads and the `geoapi` command run: the bundles `npm run build` makes,
+// each only when it was made from the compiled modules beside it (runtime/http/worker-code.ts).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
-import { pathToFileURL } from 'node:url';
-import { chooseWorkerCode } from '../../runtime/http/worker-code.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chooseCode, chooseWorkerCode } from '../../runtime/http/worker-code.js';
 import { startTestServer } from '../support/server.js';
 
 const HTTP_DIR = new URL('../../runtime/http/', import.meta.url);
+const CLI_DIR = new URL('../../runtime/cli/', import.meta.url);
 const BUILD_INFO = new URL('../../.tsbuildinfo', import.meta.url).pathname;
 
 /** A directory laid out as dist/runtime/http/ plus a build info file, with what `files` names. */
@@ -92,5 +94,36 @@ describe('the worker code', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("the geoapi command's code", () => {
+  it('is its bundle by the same rules, under its own names (commands.bundle.js and its stamp)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'geoapi-command-code-'));
+    try {
+      const dir = pathToFileURL(`${root}/`);
+      const buildInfo = join(root, '.tsbuildinfo');
+      writeFileSync(join(root, 'commands.js'), '');
+      // The worker's bundle beside it is not the command's.
+      writeFileSync(join(root, 'worker.bundle.js'), '');
+      writeFileSync(join(root, 'worker.bundle.json'), JSON.stringify({ format: 1, tsBuildInfo: null }));
+      assert.deepEqual(chooseCode(dir, 'commands', buildInfo), { url: new URL('./commands.js', dir), bundled: false, description: 'modules (no bundle: `npm run build` makes one)' });
+      writeFileSync(join(root, 'commands.bundle.js'), '');
+      writeFileSync(join(root, 'commands.bundle.json'), JSON.stringify({ format: 1, tsBuildInfo: null }));
+      assert.deepEqual(chooseCode(dir, 'commands', buildInfo), { url: new URL('./commands.bundle.js', dir), bundled: true, description: 'one bundle (commands.bundle.js, made by `npm run build`)' });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('is the bundle in this build, and the command runs from it as from its modules', () => {
+    assert.equal(chooseCode(CLI_DIR, 'commands', BUILD_INFO).bundled, true, 'npm run build makes dist/runtime/cli/commands.bundle.js and its stamp');
+    const cli = fileURLToPath(new URL('./main.js', CLI_DIR));
+    const version = spawnSync(process.execPath, [cli, '--version'], { encoding: 'utf8' });
+    assert.equal(version.status, 0, version.stderr);
+    assert.match(version.stdout, /^geoapi \d+\.\d+\.\d+\n$/);
+    const unknown = spawnSync(process.execPath, [cli, 'nonsense'], { encoding: 'utf8' });
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /^geoapi: unknown command "nonsense"\n\nusage: geoapi <command>/);
   });
 });
