@@ -6,9 +6,8 @@
 // CPU from it: full dataset, 2-core VM, spawn → first answer medians 1,022 → 991 and 939 → 900 ms
 // (7 and 8 starts alternated; README, Startup). Nothing else is imported here: the choice costs
 // two stats and a small read.
-import { fileURLToPath } from 'node:url';
-import { chooseCode } from '../http/worker-code.js';
+import { chooseCode, TS_BUILD_INFO } from '../http/worker-code.js';
 
-const code = chooseCode(new URL('./', import.meta.url), 'commands', fileURLToPath(new URL('../../.tsbuildinfo', import.meta.url)));
+const code = chooseCode(new URL('./', import.meta.url), 'commands', TS_BUILD_INFO);
 const { runCommand } = (await import(code.url.href)) as typeof import('./commands.js');
 await runCommand(process.argv.slice(2), process.env);

@@ -8,7 +8,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CONSOLE_KEY_ID, keySnapshotOf, withMemoryKey, type KeySnapshot } from '../access/key-index.js';
 import { generateKey, readKeyFile, type KeyFile } from '../access/keys.js';
@@ -29,7 +29,7 @@ import { planBackgroundPriority, type BackgroundPriority } from './background-pr
 import { applyScavenge, chooseScavenge, type ScavengeChoice } from './scavenge.js';
 import { threadAnswerCounts } from './rebalance.js';
 import { loadUws, type UwsBuild } from './uws.js';
-import { chooseWorkerCode, type WorkerCode } from './worker-code.js';
+import { chooseWorkerCode, TS_BUILD_INFO, type WorkerCode } from './worker-code.js';
 
 export interface ServerOptions {
   config: GeoapiConfig;
@@ -89,9 +89,6 @@ export class ServerStartError extends Error {
     this.name = 'ServerStartError';
   }
 }
-
-/** dist/.tsbuildinfo: dates the compiled modules the worker bundle was made from (worker-code.ts). */
-const TS_BUILD_INFO = fileURLToPath(new URL('../../.tsbuildinfo', import.meta.url));
 
 /**
  * Each worker thread's V8 young generation, in MiB (two semi-spaces of a third each, and the

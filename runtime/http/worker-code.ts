@@ -17,6 +17,12 @@ export interface WorkerCode {
   description: string;
 }
 
+/**
+ * dist/.tsbuildinfo: dates the compiled modules a bundle was made from. The same from the modules
+ * (dist/runtime/http/) and from either bundle (dist/runtime/http/, dist/runtime/cli/).
+ */
+export const TS_BUILD_INFO = fileURLToPath(new URL('../../.tsbuildinfo', import.meta.url));
+
 interface BundleStamp {
   format: 1;
   tsBuildInfo: { size: number; mtimeMs: number } | null;
