@@ -233,8 +233,51 @@ describe('TrigramIndex', () => {
     const other = build(docs.slice(0, 5000));
     assert.throws(() => other.useLongLists(shared), {
       name: SnapshotFormatError.name,
-      message: /^trigram long lists: expected header \[layout, docs, bitmap min postings, group starts min postings\] \[2,\d+,2048,64\], found \[2,\d+,2048,64\]$/,
+      message: /^trigram long lists: expected header \[layout, docs, bitmap min postings, group starts min postings\] \[3,\d+,2048,64\], found \[3,\d+,2048,64\]$/,
     });
+  });
+
+  it('finds each query trigram’s list through its code directory (4,096 codes or more), its own or another instance’s, exactly as brute force', () => {
+    const random = prng(31);
+    // Random five-letter words: ~6k rows of 1–2 of them hold far more than 4,096 distinct codes.
+    const words = Array.from({ length: 2500 }, () => randomWord(random));
+    const docs = randomDocs(random, words, 6000);
+    const index = build(docs);
+    assert.ok(index.codeCount >= 4096, `${index.codeCount} codes`);
+    const adopting = build(docs);
+    adopting.useLongLists(index.sharedLongLists());
+    const withTrigrams = withTrigramsOf(docs);
+    for (let i = 0; i < 80; i++) {
+      const query = random() < 0.8 ? typo(random, pick(random, docs).text) : `${pick(random, words)} ${randomWord(random)}`;
+      const threshold = pick(random, [0.1, 0.3, 0.5, 0.9]);
+      const searched = i % 2 === 0 ? index : adopting;
+      assertSameAsBruteForce(searched, withTrigrams, query, threshold);
+      assertTopSameAsBruteForce(searched, withTrigrams, query, threshold, pick(random, [1, 10]));
+    }
+    // An index of as many docs, no long lists either, but other codes refuses that directory.
+    const other = build(docs.map((d) => ({ ...d, text: d.text.slice(0, -1) })));
+    assert.equal(other.docCount, index.docCount);
+    assert.throws(() => other.useLongLists(index.sharedLongLists()), {
+      name: SnapshotFormatError.name,
+      message: new RegExp(`^trigram long lists: expected a code directory of 16385 entries ending at ${other.codeCount} codes, found 16385 ending at ${index.codeCount}$`),
+    });
+  });
+
+  it('refuses trigram codes that are not distinct, ascending and 24-bit, naming the first one out of place', () => {
+    for (const [codes, found] of [
+      [Int32Array.of(5, 5), 'found 5 at slot 1 after 5'],
+      [Int32Array.of(7, 3), 'found 3 at slot 1 after 7'],
+      [Int32Array.of(1 << 24), `found ${1 << 24} at slot 0`],
+    ] as const) {
+      // One doc (3 trigrams) in every list: only the codes are wrong.
+      const postingStarts = Int32Array.from({ length: codes.length + 1 }, (_, slot) => slot);
+      const postings = new Int32Array(codes.length).fill((3 << 24) | 0);
+      const bytes = new ArrayPackBuilder().add(codes).add(postingStarts).add(postings).add(Int32Array.of(0)).add(Uint8Array.of(0)).add(Uint16Array.of(3)).finish();
+      assert.throws(() => TrigramIndex.from(ownBuffer(bytes), 0, 'trigram.cities'), {
+        name: SnapshotFormatError.name,
+        message: `trigram.cities: expected distinct 24-bit trigram codes, ascending, ${found}`,
+      });
+    }
   });
 
   it('reuses its scratch between calls without leaking counts', () => {

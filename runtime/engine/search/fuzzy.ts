@@ -5,7 +5,7 @@
 // ranking reads typed arrays only.
 import { TRIGRAM_FIELD_NATIVE } from '../../indexes/trigram-index.js';
 import type { EntityIndexes } from './context.js';
-import { nameMatches } from './name-matches.js';
+import { nameMatches, type NameMatches } from './name-matches.js';
 import { comparatorOf, copyOrReuse, FUZZY_RULES, TopK, type ScoredCandidate } from './ranking.js';
 import type { RowRanges } from './row-filter.js';
 import { nextRowScratch } from './row-scratch.js';
@@ -25,16 +25,73 @@ export interface FuzzyHit extends ScoredCandidate {
 
 const compareFuzzy = comparatorOf(FUZZY_RULES);
 
-// Per-row best scores of one search: the row scratch (row-scratch.ts) shared with autocomplete,
-// `stamp` marking the rows touched by the current search so nothing needs clearing.
-function scratchFor(indexes: EntityIndexes) {
-  const s = nextRowScratch(indexes);
-  return { stamp: s.stampA, nameScore: s.scoreA, nativeScore: s.scoreB, generation: s.generation };
-}
+/**
+ * Answers of at most this many matches merge their (row, field) scores by scanning the rows met
+ * so far: the per-row scratch arrays (row-scratch.ts) cost random loads into arrays of every row,
+ * cache misses that a typical answer (a dozen matches) spends more time on than its merge.
+ */
+const SCAN_MERGE_MAX = 48;
+
+/**
+ * The matches merged by row: [0, count) of rows with their best name and native scores (-1 where
+ * none matched). The thread's, reused by every search (searches run one at a time per thread).
+ */
+const merged = { count: 0, rows: new Int32Array(64), nameScore: new Float64Array(64), nativeScore: new Float64Array(64) };
 
 /** Builds fuzzy search's scratch arrays ahead of the first request. */
 export function prepareFuzzy(indexes: EntityIndexes): void {
-  scratchFor(indexes);
+  nextRowScratch(indexes);
+}
+
+/** Appends `row` to `merged` with no scores yet; returns its place. */
+function addRow(row: number): number {
+  if (merged.count === merged.rows.length) {
+    const size = merged.count * 2;
+    const rows = new Int32Array(size);
+    const nameScore = new Float64Array(size);
+    const nativeScore = new Float64Array(size);
+    rows.set(merged.rows);
+    nameScore.set(merged.nameScore);
+    nativeScore.set(merged.nativeScore);
+    Object.assign(merged, { rows, nameScore, nativeScore });
+  }
+  const at = merged.count++;
+  merged.rows[at] = row;
+  merged.nameScore[at] = -1;
+  merged.nativeScore[at] = -1;
+  return at;
+}
+
+/** Each matched row of the query's rows once, with the higher score of each of its fields. */
+function mergeByRow(indexes: EntityIndexes, matches: NameMatches, rowRanges: RowRanges): void {
+  merged.count = 0;
+  const everyRow = rowRanges.isAll;
+  // Larger answers find a row's place through the row scratch: stampA marks the rows met by this
+  // search (nothing needs clearing), stampB holds their place in `merged`.
+  const scratch = matches.count <= SCAN_MERGE_MAX ? null : nextRowScratch(indexes);
+  for (let i = 0; i < matches.count; i++) {
+    const row = matches.rows[i]!;
+    if (!everyRow && !rowRanges.has(row)) continue;
+    let at = -1;
+    if (scratch === null) {
+      for (let j = 0; j < merged.count; j++) {
+        if (merged.rows[j] === row) {
+          at = j;
+          break;
+        }
+      }
+      if (at < 0) at = addRow(row);
+    } else if (scratch.stampA[row] !== scratch.generation) {
+      scratch.stampA[row] = scratch.generation;
+      at = scratch.stampB[row] = addRow(row);
+    } else {
+      at = scratch.stampB[row]!;
+    }
+    // A (row, field) may come twice (plain and unaccent halves): the higher is its match_score.
+    const score = matches.scores[i]!;
+    if (matches.fields[i] === TRIGRAM_FIELD_NATIVE) merged.nativeScore[at] = Math.max(merged.nativeScore[at]!, score);
+    else merged.nameScore[at] = Math.max(merged.nameScore[at]!, score);
+  }
 }
 
 export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit[] {
@@ -45,31 +102,15 @@ export function fuzzySearch(indexes: EntityIndexes, query: FuzzyQuery): FuzzyHit
   const matches = nameMatches(indexes, query.q, query.threshold, query.rows.isOneRange && query.limit >= 1 ? { rowStart, rowEnd, k: query.limit } : { rowStart, rowEnd });
   if (matches.count === 0) return [];
 
-  const scratch = scratchFor(indexes);
-  const { stamp, nameScore, nativeScore, generation } = scratch;
-  const rows: number[] = [];
-  const everyRow = query.rows.isAll;
-  for (let i = 0; i < matches.count; i++) {
-    const row = matches.rows[i]!;
-    if (!everyRow && !query.rows.has(row)) continue;
-    if (stamp[row] !== generation) {
-      stamp[row] = generation;
-      nameScore[row] = -1;
-      nativeScore[row] = -1;
-      rows.push(row);
-    }
-    // A (row, field) may come twice (plain and unaccent halves): the higher is its match_score.
-    const score = matches.scores[i]!;
-    if (matches.fields[i] === TRIGRAM_FIELD_NATIVE) nativeScore[row] = Math.max(nativeScore[row]!, score);
-    else nameScore[row] = Math.max(nameScore[row]!, score);
-  }
+  mergeByRow(indexes, matches, query.rows);
 
   const population = indexes.population;
   const top = new TopK<FuzzyHit>(query.limit, compareFuzzy, copyOrReuse);
   const candidate: FuzzyHit = { row: 0, id: 0, score: 0, population: 0, nativeWins: false };
-  for (const row of rows) {
-    const name = nameScore[row]!;
-    const native = nativeScore[row]!;
+  for (let at = 0; at < merged.count; at++) {
+    const row = merged.rows[at]!;
+    const name = merged.nameScore[at]!;
+    const native = merged.nativeScore[at]!;
     candidate.row = row;
     // A native name missing from the index has the name's trigrams (build-index/sections/trigram.ts),
     // so a name below the threshold (-1 here) never hides a native that ties it.
