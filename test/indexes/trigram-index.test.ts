@@ -239,7 +239,7 @@ describe('TrigramIndex', () => {
 
   it('finds each query trigram’s list through its code directory (4,096 codes or more), its own or another instance’s, exactly as brute force', () => {
     const random = prng(31);
-    // Random five-letter words: ~6k rows of 1–2 of them hold far more than 4,096 distinct codes.
+    // Random five-letter words: 6,000 rows of 1–3 of them hold far more than 4,096 distinct codes.
     const words = Array.from({ length: 2500 }, () => randomWord(random));
     const docs = randomDocs(random, words, 6000);
     const index = build(docs);
