@@ -87,6 +87,12 @@ const groupOf = (n: number): number => (n < MAX_GROUP ? n : MAX_GROUP);
 const postingOf = (group: number, doc: number): number => group * (1 << DOC_BITS) + doc;
 /** postingOf for a doc's own group (≤ MAX_GROUP): an int32 from bit operations, as hot loops want it. */
 const docPosting = (group: number, doc: number): number => (group << DOC_BITS) | doc;
+/**
+ * The best score a doc of `group` can reach against a query of nq trigrams (runByGroup's order):
+ * min(n, nq) / max(n, nq). The last group holds every doc of MAX_GROUP trigrams or more: one of
+ * nq trigrams (a query that long) may score 1 there.
+ */
+const potentialOf = (group: number, nq: number): number => (group > nq ? Math.fround(nq / group) : group === MAX_GROUP ? 1 : Math.fround(group / nq));
 
 /** Layout version of sharedLongLists()'s buffer. */
 const LONG_LISTS_LAYOUT = 3;
@@ -774,9 +780,9 @@ export class TrigramIndex {
   private runByGroup(nq: number, listCount: number, threshold: number, k: number, tieFloor: ((kth: number) => number) | undefined, excluded: Uint8Array | undefined): number {
     // The groups whose potential (below) reaches the threshold: the only ones the search can visit.
     let lowestGroup = nq < MAX_GROUP ? nq : MAX_GROUP;
-    while (lowestGroup > 1 && Math.fround((lowestGroup - 1) / nq) >= threshold) lowestGroup--;
+    while (lowestGroup > 1 && potentialOf(lowestGroup - 1, nq) >= threshold) lowestGroup--;
     let highestGroup = nq < MAX_GROUP ? nq : MAX_GROUP;
-    while (highestGroup < MAX_GROUP && Math.fround(nq / (highestGroup + 1)) >= threshold) highestGroup++;
+    while (highestGroup < MAX_GROUP && potentialOf(highestGroup + 1, nq) >= threshold) highestGroup++;
     const dirs = this.queryGroupStarts(listCount, lowestGroup, highestGroup);
     const { docState: state, touched, matchScores } = scratchFor(this.docRows.length);
     const postings = this.postings;
@@ -794,10 +800,9 @@ export class TrigramIndex {
     let below = nq < MAX_GROUP ? nq : MAX_GROUP;
     let above = nq + 1;
     while (below >= 1 || above <= MAX_GROUP) {
-      // The last group holds every doc of MAX_GROUP trigrams or more: one of nq trigrams (a query
-      // that long) may score 1 there, so it comes first.
-      const fromBelow = below >= 1 ? (below === MAX_GROUP && nq >= MAX_GROUP ? 1 : Math.fround(below / nq)) : -1;
-      const fromAbove = above <= MAX_GROUP ? Math.fround(nq / above) : -1;
+      // The last group may score 1 (potentialOf), so for a query that long it comes first.
+      const fromBelow = below >= 1 ? potentialOf(below, nq) : -1;
+      const fromAbove = above <= MAX_GROUP ? potentialOf(above, nq) : -1;
       let group: number;
       let potential: number;
       if (fromBelow >= fromAbove) {

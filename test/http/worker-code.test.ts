@@ -7,12 +7,11 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chooseCode, chooseWorkerCode } from '../../runtime/http/worker-code.js';
+import { chooseCode, chooseWorkerCode, TS_BUILD_INFO } from '../../runtime/http/worker-code.js';
 import { startTestServer } from '../support/server.js';
 
 const HTTP_DIR = new URL('../../runtime/http/', import.meta.url);
 const CLI_DIR = new URL('../../runtime/cli/', import.meta.url);
-const BUILD_INFO = new URL('../../.tsbuildinfo', import.meta.url).pathname;
 
 /** A directory laid out as dist/runtime/http/ plus a build info file, with what `files` names. */
 function layout(files: { bundle?: boolean; stamp?: string | null; buildInfo?: string | null }): { dir: URL; buildInfo: string; root: string } {
@@ -84,7 +83,7 @@ describe('the worker code', () => {
   });
 
   it('is the bundle in this build (`npm test` builds it), and a server runs it', async () => {
-    assert.equal(chooseWorkerCode(HTTP_DIR, BUILD_INFO).bundled, true, 'npm run build makes dist/runtime/http/worker.bundle.js and its stamp');
+    assert.equal(chooseWorkerCode(HTTP_DIR, TS_BUILD_INFO).bundled, true, 'npm run build makes dist/runtime/http/worker.bundle.js and its stamp');
     const server = await startTestServer({ threads: 2 });
     try {
       assert.deepEqual(server.workerCode, { bundled: true, description: 'one bundle (worker.bundle.js, made by `npm run build`)' });
@@ -117,7 +116,7 @@ describe("the geoapi command's code", () => {
   });
 
   it('is the bundle in this build, and the command runs from it as from its modules', () => {
-    assert.equal(chooseCode(CLI_DIR, 'commands', BUILD_INFO).bundled, true, 'npm run build makes dist/runtime/cli/commands.bundle.js and its stamp');
+    assert.equal(chooseCode(CLI_DIR, 'commands', TS_BUILD_INFO).bundled, true, 'npm run build makes dist/runtime/cli/commands.bundle.js and its stamp');
     const cli = fileURLToPath(new URL('./main.js', CLI_DIR));
     const version = spawnSync(process.execPath, [cli, '--version'], { encoding: 'utf8' });
     assert.equal(version.status, 0, version.stderr);
