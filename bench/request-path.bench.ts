@@ -31,7 +31,7 @@ import { RowRanges } from '../runtime/engine/search/row-filter.js';
 import { buildApp, workerStateOf } from '../runtime/http/app.js';
 import { RequestObserver } from '../runtime/http/observe.js';
 import { StandInResponse, warmUpKeys } from '../runtime/http/pipeline-warm-up.js';
-import type { UwsApp, UwsHttpRequest, UwsHttpResponse, UwsModule } from '../runtime/http/uws.js';
+import type { UwsHttpRequest, UwsHttpResponse } from '../runtime/http/uws.js';
 import { allOperations, preparationStepsFor } from '../runtime/routes/registry.js';
 import { AUTOCOMPLETE_LIMIT_DEFAULT } from '../runtime/routes/search/autocomplete.js';
 import { FUZZY_LIMIT_DEFAULT } from '../runtime/routes/search/fuzzy.js';
@@ -42,6 +42,7 @@ import type { Store } from '../runtime/store/types.js';
 import { matchKey } from '../runtime/text/normalise.js';
 import { distinctSearchQueries, median, printTable } from './http.bench.js';
 import { benchContext } from './request-context.js';
+import { standInUws } from '../test/support/stand-in-uws.js';
 import { benchSnapshotDir } from './wrk.js';
 
 const WARMUP_ROUNDS = 2;
@@ -87,18 +88,7 @@ class KeepingResponse extends StandInResponse {
 
 /** The worker's app over `store` with a stand-in for uWS: the GET handler of each route pattern, and a key of the highest plan. */
 function pipelineOf(store: Store, operations: readonly Operation[]): { handlers: Map<string, (res: UwsHttpResponse, req: UwsHttpRequest) => void>; key: string } {
-  const handlers = new Map<string, (res: UwsHttpResponse, req: UwsHttpRequest) => void>();
-  const app = {
-    get(pattern: string, handler: (res: UwsHttpResponse, req: UwsHttpRequest) => void) {
-      handlers.set(pattern, handler);
-      return app;
-    },
-    head: () => app,
-    options: () => app,
-    any: () => app,
-    listen: () => undefined,
-  };
-  const uws = { App: () => app as unknown as UwsApp } as unknown as UwsModule;
+  const { uws, handlers } = standInUws();
   const policy = parsePolicy(readPolicyText(DEFAULT_POLICY_FILE), DEFAULT_POLICY_FILE, [], null);
   // The warm-up's own key (of the highest plan), in a key index of its own.
   const { keys, key } = warmUpKeys(policy);

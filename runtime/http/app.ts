@@ -76,6 +76,17 @@ interface Route {
   index: number;
   paramNames: string[];
   policy: OperationPolicy;
+  /**
+   * Per plan, the start of the keys its answers of this route are kept under by request target
+   * (targetKey): none while the response cache is off.
+   */
+  targetPrefixes: ReadonlyMap<string, string>;
+  /**
+   * This route's answers in a row that could not be kept by target (targetKeeps): from
+   * TARGET_MISFITS on, its requests skip the target lookup, which would only miss (phone parse's
+   * no-store answers, postcode pages), until an answer that can be kept comes.
+   */
+  targetMisfits: number;
 }
 
 /** Path parameter names of a uWS pattern, in order: '/v1/countries/:ciso/states/:siso' → ['ciso', 'siso']. */
@@ -101,6 +112,8 @@ export function checkOperations(operations: readonly Operation[], policy: Policy
 class Context implements RequestContext {
   /** hasFeature's answers, in order: part of the response key (they silently change bodies). */
   honoured = '';
+  /** The handler read the clock, the caller's usage or a header: its answer may depend on more than the request target (targetKeeps). */
+  readBeyondTarget = false;
 
   constructor(
     readonly params: Record<string, string>,
@@ -108,18 +121,25 @@ class Context implements RequestContext {
     readonly caller: Caller,
     readonly engine: Engine,
     readonly store: Store,
-    readonly now: Date,
+    private readonly time: Date,
     private readonly req: UwsHttpRequest,
     private readonly route: Route,
     private readonly policy: Policy,
     private readonly decision: QuotaDecision,
   ) {}
 
+  get now(): Date {
+    this.readBeyondTarget = true;
+    return this.time;
+  }
+
   usage(): UsageReport {
-    return usageReportOf(this.caller.plan, this.decision.counts, this.now.getTime());
+    this.readBeyondTarget = true;
+    return usageReportOf(this.caller.plan, this.decision.counts, this.time.getTime());
   }
 
   header(name: string): string | undefined {
+    this.readBeyondTarget = true;
     const value = this.req.getHeader(name.toLowerCase());
     return value === '' ? undefined : value;
   }
@@ -288,7 +308,7 @@ export function buildApp(options: AppOptions): BuiltApp {
     log,
   };
   const serving = servingOf(store, engineFor(store), new ResponseCache(responseCacheBytes, store.manifest.dataVersion), settings);
-  const routes: Route[] = operations.map((op) => ({ op, index: observer.indexOf(op.name), paramNames: paramNamesOf(op.path), policy: state.policy.operations.get(op.name)! }));
+  const routes: Route[] = operations.map((op) => ({ op, index: observer.indexOf(op.name), paramNames: paramNamesOf(op.path), policy: state.policy.operations.get(op.name)!, targetPrefixes: NO_TARGETS, targetMisfits: 0 }));
   const keepsakes = new Keepsakes(Math.max(-1, ...routes.map((route) => route.index)) + 1);
   const scope = scopeOf(serving, state, options.fixedNowMs, log, new RequestIds(idPrefix), options.observer, keepsakes, options.rebalancer ?? Rebalancer.off());
   const refreshPolicy = (): void => refreshRoutes(scope, routes);
@@ -359,14 +379,46 @@ export function buildApp(options: AppOptions): BuiltApp {
 function refreshRoutes(scope: Scope, routes: Route[]): void {
   const { state } = scope;
   const settings = scope.serving.settings;
+  // A plan's features and tiers may differ under the new policy: answers kept under the targets of
+  // the old one are never found again (the ring drops them in time).
+  const generation = (policyGenerations += 1);
+  const byTarget = scope.serving.responses.budgetBytes > 0;
   for (const route of routes) {
     const policy = state.policy.operations.get(route.op.name);
     // checkOperations ran on the new policy before it was installed, so this always exists.
     if (policy) route.policy = policy;
+    route.targetPrefixes = byTarget ? targetPrefixesOf(route, state.policy, generation) : NO_TARGETS;
   }
   settings.privateMaxAgeSeconds = state.policy.privateMaxAgeSeconds;
   settings.vary = state.policy.corsOrigins.length > 0 ? 'Accept-Encoding, Origin' : 'Accept-Encoding';
   settings.cscHeaders = state.policy.compat === 'csc';
+}
+
+/** Separates targetKey's parts: a valid request's raw path parameters and query hold no NUL (the parsers refuse control characters). */
+const TARGET_SEP = '\u0000';
+/** Policies routes were refreshed for, in this process (targetPrefixesOf). */
+let policyGenerations = 0;
+const NO_TARGETS: ReadonlyMap<string, string> = new Map();
+/** See Route.targetMisfits. */
+const TARGET_MISFITS = 64;
+
+/**
+ * A route's targetPrefixes: the route, the policy's generation, and the plan's class — its tiers
+ * and its answer to each feature of the route (hasFeature, requireFeature), all a handler may
+ * read of its caller — so plans of one class share answers, as they share response keys.
+ */
+function targetPrefixesOf(route: Route, policy: Policy, generation: number): Map<string, string> {
+  const classes = new Map<string, number>();
+  const prefixes = new Map<string, string>();
+  for (const plan of Object.keys(policy.plans)) {
+    const caller = callerFor('target', plan, policy);
+    let text = caller.tier + TARGET_SEP + caller.countryTier + TARGET_SEP;
+    for (const requirement of route.policy.features.values()) text += caller.rank >= requirement.minRank ? '1' : '0';
+    let id = classes.get(text);
+    if (id === undefined) classes.set(text, (id = classes.size));
+    prefixes.set(plan, `${route.index}${TARGET_SEP}${generation}${TARGET_SEP}${id}${TARGET_SEP}`);
+  }
+  return prefixes;
 }
 
 // ---- The request pipeline, in order: key → gate → quota → parse → handle → body → write. ------
@@ -505,7 +557,10 @@ interface Counted {
   decision: QuotaDecision;
 }
 
-/** Steps 3–6: the quota's refusal (429), else parse the path and query, handle, and prepare the body. */
+/**
+ * Steps 3–6: the quota's refusal (429), else the answer the response cache holds under the
+ * request target (targetKey), else parse the path and query, handle, and prepare the body.
+ */
 function afterQuota(scope: Scope, serving: Serving, route: Route, req: UwsHttpRequest, requestId: string, counted: Counted): Outgoing {
   const { caller, now, decision } = counted;
   scope.observer.quotaDecision(decision.failOpen === true ? 'fail_open' : decision.allowed ? 'ok' : 'limited');
@@ -514,13 +569,20 @@ function afterQuota(scope: Scope, serving: Serving, route: Route, req: UwsHttpRe
     return { status: decision.status ?? 429, body: decision.body ?? errorBody('B', 'Usage limit exceeded.'), usageHeaders, plan: caller.plan };
   }
   try {
+    const nowMs = now.getTime();
+    const target = route.targetMisfits < TARGET_MISFITS ? targetKey(route, caller.plan, req) : null;
+    if (target !== null) {
+      // A miss is counted once the answer's key is known (prepareBody).
+      const held = serving.responses.get(target, nowMs, false);
+      if (held !== undefined) return outgoing(200, '', held, 'HIT', held.headers, usageHeaders, caller.plan);
+    }
     const { params, query } = parseRequest(route, req);
     const ctx = new Context(params, query, caller, serving.engine, serving.store, now, req, route, scope.state.policy, decision);
     const reply = route.op.handle(ctx);
     if (!isReply(reply)) throw new Error(`operation ${route.op.name} returned ${JSON.stringify(reply)?.slice(0, 200)} instead of a Reply {status, body} or {status: 200, render}`);
     scope.keepsakes.keep(route.index, 200, CONTEXT, ctx);
     scope.keepsakes.keep(route.index, reply.status, REPLY, reply);
-    return prepareBody(serving, route, ctx, reply, usageHeaders);
+    return prepareBody(serving, route, req, ctx, reply, usageHeaders, nowMs, target);
   } catch (error) {
     return failure(scope, route, req, requestId, error, counted);
   }
@@ -529,32 +591,75 @@ function afterQuota(scope: Scope, serving: Serving, route: Route, req: UwsHttpRe
 const NO_STORE = 'no-store';
 
 /**
+ * Step 3½: the key an answer is kept under by its request target, looked up before the request is
+ * parsed: the route, policy and plan class (targetPrefixesOf), the path parameters and query as
+ * uWS hands them over; null while the cache is off. The parse and the handler are functions of
+ * these, given the store (the cache's own): the response key (keyOf) follows from the target, and
+ * answers with other inputs are kept by response key only (targetKeeps). Spellings of one request
+ * (parameters in another order, other escapes) are kept apart, each with the same ETag.
+ */
+function targetKey(route: Route, plan: string, req: UwsHttpRequest): string | null {
+  let key = route.targetPrefixes.get(plan);
+  if (key === undefined) return null;
+  for (let i = 0; i < route.paramNames.length; i++) key += req.getParameter(i) + TARGET_SEP;
+  return key + (req.getQuery() ?? '');
+}
+
+/**
+ * Whether `reply` may be kept under its request target: a cacheable rendered answer without an
+ * age limit, from a handler that read nothing beyond the target (Context.readBeyondTarget: the
+ * clock, usage or headers), with operation headers the cache can keep beside it (none, or a
+ * shared frozen object: not per-answer page headers).
+ */
+function targetKeeps(cache: ResponseCache, ctx: Context, reply: Reply): boolean {
+  return 'render' in reply && reply.maxAgeMs === undefined && reply.headers?.['Cache-Control'] !== NO_STORE && !ctx.readBeyondTarget && cache.keepsHeaders(reply.headers);
+}
+
+/**
  * Step 6: the body. A RenderedReply comes from the response cache (X-Cache HIT) or is rendered,
- * ETagged and kept there (MISS); any other 200 gets its ETag now (MISS). No-store answers (phone
+ * ETagged and kept there (MISS): under its request target when targetKeeps allows (a miss there
+ * was counted by nobody yet), else under its response key, looked up here. Any other 200 gets its
+ * ETag now (MISS). No-store answers (phone
  * parse) get neither: the spec gives them no validator. The key holds everything a rendered body
  * may depend on (responseKey); the ETag hashes key, data version and the body's length and CRC-32
  * (bodyEtag), so each fields/sort permutation, tier and snapshot has its own.
  */
-function prepareBody(serving: Serving, route: Route, ctx: Context, reply: Reply, usageHeaders: Record<string, string> | undefined): Outgoing {
+function prepareBody(serving: Serving, route: Route, req: UwsHttpRequest, ctx: Context, reply: Reply, usageHeaders: Record<string, string> | undefined, nowMs: number, target: string | null): Outgoing {
+  const cache = serving.responses;
+  const plan = ctx.caller.plan;
+  if (route.targetPrefixes.size > 0) {
+    if (!targetKeeps(cache, ctx, reply)) {
+      route.targetMisfits = Math.min(route.targetMisfits + 1, TARGET_MISFITS);
+      target = null;
+    } else {
+      // Looked up in afterQuota, or (the route's lookups skipped) kept there from now on.
+      route.targetMisfits = 0;
+      target ??= targetKey(route, plan, req);
+    }
+  }
   const noStore = reply.headers?.['Cache-Control'] === NO_STORE;
   if (!('render' in reply)) {
-    if (reply.status !== 200 || noStore) return outgoing(reply.status, reply.body, undefined, undefined, reply, usageHeaders, ctx);
-    const etag = bodyEtag(keyOf(route, ctx), serving.responses.dataVersion, reply.body);
-    return outgoing(200, reply.body, new PreparedBody(reply.body, etag), 'MISS', reply, usageHeaders, ctx);
+    if (reply.status !== 200 || noStore) return outgoing(reply.status, reply.body, undefined, undefined, reply.headers, usageHeaders, plan);
+    const etag = bodyEtag(keyOf(route, ctx), cache.dataVersion, reply.body);
+    return outgoing(200, reply.body, new PreparedBody(reply.body, etag), 'MISS', reply.headers, usageHeaders, plan);
   }
-  if (noStore) return outgoing(200, reply.render(), undefined, undefined, reply, usageHeaders, ctx);
+  if (noStore) return outgoing(200, reply.render(), undefined, undefined, reply.headers, usageHeaders, plan);
   const key = keyOf(route, ctx);
-  const nowMs = ctx.now.getTime();
-  const cache = serving.responses;
+  if (target !== null) {
+    // Missed under its target (afterQuota): kept there, with its response key's ETag.
+    cache.countMiss();
+    return outgoing(200, '', cache.insert(target, reply.render(), Infinity, key, reply.headers), 'MISS', reply.headers, usageHeaders, plan);
+  }
   const held = cache.get(key, nowMs);
-  if (held !== undefined) return outgoing(200, '', held, 'HIT', reply, usageHeaders, ctx);
+  if (held !== undefined) return outgoing(200, '', held, 'HIT', reply.headers, usageHeaders, plan);
   const prepared = cache.insert(key, reply.render(), reply.maxAgeMs === undefined ? Infinity : nowMs + reply.maxAgeMs);
-  return outgoing(200, '', prepared, 'MISS', reply, usageHeaders, ctx);
+  return outgoing(200, '', prepared, 'MISS', reply.headers, usageHeaders, plan);
 }
 
 /** A prefilled answer's body may take at most this share of the cache's budget. */
 const PREFILL_MAX_SHARE = 1 / 16;
-const NO_HEADERS = { getHeader: () => '' } as unknown as UwsHttpRequest;
+/** The request of a prefilled answer: no headers, no path parameters, no query. */
+const NO_HEADERS = { getHeader: () => '', getParameter: () => '', getQuery: () => undefined } as unknown as UwsHttpRequest;
 const PREFILL_DECISION: QuotaDecision = { allowed: true, headers: {} };
 
 /**
@@ -592,14 +697,17 @@ function prefillSteps(scope: Scope, routes: readonly Route[], target: ServingTar
         if (!('render' in reply) || reply.headers?.['Cache-Control'] === NO_STORE) return;
         const key = keyOf(route, ctx);
         const cache = serving.responses;
-        if (cache.has(key)) return;
+        // Where the first request would look for it: under its target (no parameters, no query) when kept so.
+        const underTarget = targetKeeps(cache, ctx, reply) ? targetKey(route, plan, NO_HEADERS) : null;
+        if (cache.has(underTarget ?? key)) return;
         const body = reply.render();
         const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
         if (length > cache.budgetBytes * PREFILL_MAX_SHARE) {
           tooLarge.add(route);
           return;
         }
-        cache.insert(key, body, reply.maxAgeMs === undefined ? Infinity : now.getTime() + reply.maxAgeMs);
+        if (underTarget !== null) cache.insert(underTarget, body, Infinity, key, reply.headers);
+        else cache.insert(key, body, reply.maxAgeMs === undefined ? Infinity : now.getTime() + reply.maxAgeMs);
       });
     }
   }
@@ -804,11 +912,11 @@ function outgoing(
   body: string | Uint8Array,
   prepared: PreparedBody | undefined,
   cacheStatus: 'HIT' | 'MISS' | undefined,
-  reply: Reply,
+  headers: Record<string, string> | undefined,
   usageHeaders: Record<string, string> | undefined,
-  ctx: Context,
+  plan: string,
 ): Outgoing {
-  return { status, body, prepared, cacheStatus, headers: reply.headers, usageHeaders, plan: ctx.caller.plan, corsOrigin: undefined, headOnly: false };
+  return { status, body, prepared, cacheStatus, headers, usageHeaders, plan, corsOrigin: undefined, headOnly: false };
 }
 
 function keyOf(route: Route, ctx: Context): string {

@@ -242,6 +242,11 @@ const kindOf = (coding: 'br' | 'gzip'): number => (coding === 'br' ? KIND_BR : K
 const REFERENCED = 1; // used since the eviction sweep last passed it
 const USED_IN_LAP = 2; // used since the ring's head last passed it
 const KEY_WIDE = 4; // its key is two bytes per code unit (else one)
+/**
+ * Distinct operation header objects a cache keeps with its entries (keepsHeaders): the Cache-Control
+ * values, and list pages' headers (routes/reference/common.ts shares at most 4,096). headerSet is a Uint16Array.
+ */
+const MAX_HEADER_SETS = 8192;
 
 /** A slot with no entry. */
 const FREE = -1;
@@ -265,13 +270,15 @@ export interface ResponseCacheStats {
  * scavenge), reading its bytes, ETag and variants from its cache's slot while that slot still
  * holds the entry of `serial`.
  */
-class CachedBody extends PreparedBody {
+export class CachedBody extends PreparedBody {
   constructor(
     private readonly cache: ResponseCache,
     private readonly slot: number,
     private readonly serial: number,
     private readonly etagText: string,
     private readonly bytes: Uint8Array,
+    /** The operation headers kept with the entry (ResponseCache.insert's `headers`). */
+    readonly headers: Readonly<Record<string, string>> | undefined,
   ) {
     super(null, null);
   }
@@ -321,6 +328,8 @@ export class ResponseCache {
   private entryBytes = new Int32Array(0);
   private hitCount = new Int32Array(0);
   private flags = new Uint8Array(0);
+  /** The entry's operation headers: an index into headerSets (0: none). */
+  private headerSet = new Uint16Array(0);
   /** When it stops being served, in ms after epochMs; Infinity: never (most answers). */
   private expiresAfterEpochMs = new Float64Array(0);
   // Per slot and coding (index 2 × slot + (br 0, gzip 1)); variantSerial 0: none held.
@@ -333,6 +342,12 @@ export class ResponseCache {
   private variantHitsAtWrite = new Int32Array(0);
   private freeSlots: number[] = [];
   private nextSerial = 1;
+  /**
+   * Operation headers kept with entries, each a frozen object shared by many answers (a
+   * Cache-Control value), listed once: an entry holds its index, not an object of its own.
+   */
+  private readonly headerSets: (Readonly<Record<string, string>> | undefined)[] = [undefined];
+  private readonly headerSetIndex = new Map<object, number>();
 
   private readonly table = new HashSlots();
   private readonly keyMatches = (slot: number, key: string): boolean => this.keyAt(slot, key);
@@ -406,17 +421,17 @@ export class ResponseCache {
     return this.slotOf(key, this.hashOf(key)) >= 0;
   }
 
-  /** The prepared body for `key` if held and not older than its age limit (counts a hit or a miss). */
-  get(key: string, nowMs: number): PreparedBody | undefined {
+  /** The prepared body for `key` if held and not older than its age limit (counts a hit, or a miss unless `countMiss` is false). */
+  get(key: string, nowMs: number, countMiss = true): CachedBody | undefined {
     const slot = this.slotOf(key, this.hashOf(key));
     if (slot < 0) {
-      this.misses++;
+      if (countMiss) this.misses++;
       return undefined;
     }
     if (this.expiresAfterEpochMs[slot]! <= nowMs - this.epochMs) {
       this.drop(slot);
       this.expirations++;
-      this.misses++;
+      if (countMiss) this.misses++;
       return undefined;
     }
     this.flags[slot]! |= REFERENCED | USED_IN_LAP;
@@ -425,12 +440,30 @@ export class ResponseCache {
     return this.bodyOf(slot);
   }
 
-  /** Prepares `body` (bytes and ETag, computed once here) and keeps it under `key` until `expiresAtMs`. */
-  insert(key: string, body: string | Uint8Array, expiresAtMs: number = Infinity): PreparedBody {
+  /** Counts a miss that get() was told not to (a lookup whose answer turned out to be kept under another key). */
+  countMiss(): void {
+    this.misses++;
+  }
+
+  /**
+   * Whether insert can keep `headers` with an entry: none, or a frozen object (shared by many
+   * answers) while fewer than MAX_HEADER_SETS are listed.
+   */
+  keepsHeaders(headers: Readonly<Record<string, string>> | undefined): boolean {
+    return headers === undefined || (Object.isFrozen(headers) && (this.headerSetIndex.has(headers) || this.headerSets.length < MAX_HEADER_SETS));
+  }
+
+  /**
+   * Prepares `body` (bytes and ETag, computed once here) and keeps it under `key` until
+   * `expiresAtMs`. The ETag is that of `etagKey`'s answer (default `key`): an answer kept under its
+   * request target (runtime/http/app.ts, targetKey) has the ETag of its response key. `headers`
+   * (keepsHeaders) come back with each hit (CachedBody.headers).
+   */
+  insert(key: string, body: string | Uint8Array, expiresAtMs: number = Infinity, etagKey: string = key, headers?: Readonly<Record<string, string>>): PreparedBody {
     // The same bytes (and so the same ETag) whether the handler rendered text or UTF-8 bytes.
     // `body` may be borrowed (a renderer's reused buffer): it is copied before this returns.
     const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
-    const etag = bodyEtag(key, this.dataVersion, body, length);
+    const etag = bodyEtag(etagKey, this.dataVersion, body, length);
     const keyWide = NOT_LATIN1.test(key);
     const keyBytes = keyWide ? 2 * key.length : key.length;
     const itemBytes = etag.length + keyBytes + length;
@@ -460,6 +493,7 @@ export class ResponseCache {
     this.entryBytes[slot] = size;
     this.hitCount[slot] = 0;
     this.flags[slot] = keyWide ? KEY_WIDE : 0;
+    this.headerSet[slot] = this.headerSetOf(headers);
     this.expiresAfterEpochMs[slot] = expiresAtMs - this.epochMs;
     this.variantSerial[2 * slot] = 0;
     this.variantSerial[2 * slot + 1] = 0;
@@ -468,7 +502,18 @@ export class ResponseCache {
     this.sweepQueue.push(slot, serial, KIND_BODY);
     this.heldBytes += size;
     this.evictBeyondBudget(slot);
-    return new CachedBody(this, slot, serial, etag, this.view(start, start + length));
+    return new CachedBody(this, slot, serial, etag, this.view(start, start + length), headers);
+  }
+
+  /** The index of `headers` in headerSets, listed on first use (0: none, or more than keepsHeaders allows). */
+  private headerSetOf(headers: Readonly<Record<string, string>> | undefined): number {
+    if (headers === undefined || !this.keepsHeaders(headers)) return 0;
+    let index = this.headerSetIndex.get(headers);
+    if (index === undefined) {
+      index = this.headerSets.push(headers) - 1;
+      this.headerSetIndex.set(headers, index);
+    }
+    return index;
   }
 
   /**
@@ -582,7 +627,7 @@ export class ResponseCache {
   }
 
   private bodyOf(slot: number): CachedBody {
-    return new CachedBody(this, slot, this.slotSerial[slot]!, this.latin1(this.itemStart[slot]!, this.keyStart[slot]!), this.view(this.bodyStart[slot]!, this.bodyEnd[slot]!));
+    return new CachedBody(this, slot, this.slotSerial[slot]!, this.latin1(this.itemStart[slot]!, this.keyStart[slot]!), this.view(this.bodyStart[slot]!, this.bodyEnd[slot]!), this.headerSets[this.headerSet[slot]!]);
   }
 
   // Bytes of the ring as a view and as Latin-1 text. A plain Uint8Array view and latin1Slice:
@@ -628,6 +673,9 @@ export class ResponseCache {
     const flags = new Uint8Array(capacity);
     flags.set(this.flags);
     this.flags = flags;
+    const headerSet = new Uint16Array(capacity);
+    headerSet.set(this.headerSet);
+    this.headerSet = headerSet;
     const expires = new Float64Array(capacity);
     expires.set(this.expiresAfterEpochMs);
     this.expiresAfterEpochMs = expires;
@@ -806,13 +854,15 @@ export function exerciseResponseCache(dataVersion: string): ResponseCacheStats {
   const cache = new ResponseCache(EXERCISE_BUDGET_BYTES, dataVersion);
   const nowMs = Date.now();
   const bytes = Buffer.alloc(300, 0x61);
+  const headers = Object.freeze({ 'Cache-Control': 'public, max-age=60' });
   const query = new Map<string, string>();
   let expiring = '';
   for (let i = 0; i < EXERCISE_ENTRIES; i++) {
     query.set('q', i % 3 === 0 ? `Ba\u010d${i}` : `Bac${i}`);
     const key = responseKey({ operation: 'exercise', params: [String(i % 7)], query, tier: 'full', countryTier: 'full', honoured: '' });
     if (cache.get(key, nowMs) !== undefined) continue;
-    const held = cache.insert(key, i % 2 === 0 ? `{"i":${i}}` : bytes, i % 5 === 0 ? nowMs + 1 : Infinity);
+    // Every third kept as an answer under its request target is (runtime/http/app.ts, targetKey).
+    const held = i % 3 === 1 ? cache.insert(`target${i}`, bytes, Infinity, key, i % 2 === 0 ? headers : undefined) : cache.insert(key, i % 2 === 0 ? `{"i":${i}}` : bytes, i % 5 === 0 ? nowMs + 1 : Infinity);
     if (held.etag === null || held.length === 0) throw new Error('response cache exercise: an answer was kept without its ETag or body');
     if (i % 5 === 0) expiring = key;
     // A hit: the entry earns a second chance when the sweep or the ring's head reaches it.

@@ -148,9 +148,15 @@ describe('what the key holds', () => {
     assert.notEqual(basic.body, full.body);
     assert.notEqual(basic.headers.etag, full.headers.etag);
     assert.equal((await get('/v1/countries/FJ', 'community', { 'If-None-Match': String(full.headers.etag) })).status, 200);
-    // Plans with the same tiers share the entry.
+    // Plans with the same tiers and the same features (community and playground) share the entry
+    // kept under the request target; a plan with other features (starter: fields, sort) has one of
+    // its own, with the same body and ETag.
+    const playground = await get('/v1/countries/FJ', 'playground');
+    assert.equal(playground.headers['x-cache'], 'HIT');
+    assert.equal(playground.headers.etag, basic.headers.etag);
     const starter = await get('/v1/countries/FJ', 'starter');
-    assert.equal(starter.headers['x-cache'], 'HIT');
+    assert.equal(starter.headers['x-cache'], 'MISS');
+    assert.equal(starter.body, basic.body);
     assert.equal(starter.headers.etag, basic.headers.etag);
   });
 

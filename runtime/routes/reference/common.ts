@@ -106,13 +106,28 @@ export function withLocale<R extends Nameable>(record: R, projection: Projection
  * The HTTP layer adds the X-CSC-* twins in compat mode.
  */
 export function pageHeaders(cacheControl: string, total: number, page: Page): Record<string, string> {
-  return {
-    'Cache-Control': cacheControl,
-    'X-GEOAPI-Total-Count': String(total),
-    'X-GEOAPI-Limit': String(page.limit),
-    'X-GEOAPI-Offset': String(page.offset),
-  };
+  const key = `${cacheControl}\u0000${total}\u0000${page.limit}\u0000${page.offset}`;
+  let headers = pageHeaderSets.get(key);
+  if (headers === undefined) {
+    headers = {
+      'Cache-Control': cacheControl,
+      'X-GEOAPI-Total-Count': String(total),
+      'X-GEOAPI-Limit': String(page.limit),
+      'X-GEOAPI-Offset': String(page.offset),
+    };
+    if (pageHeaderSets.size >= PAGE_HEADER_SETS) return headers;
+    pageHeaderSets.set(key, Object.freeze(headers));
+  }
+  return headers as Record<string, string>;
 }
+
+/**
+ * pageHeaders' objects, frozen and shared like cacheControlHeaders': the response cache keeps a
+ * shared object with an answer kept under its request target (runtime/http/app.ts, targetKeeps),
+ * not one per answer. Past this many, pages get headers of their own, kept by response key only.
+ */
+const PAGE_HEADER_SETS = 4096;
+const pageHeaderSets = new Map<string, Readonly<Record<string, string>>>();
 
 /** A whole list, or its page with the page headers (currency and phone lists, whose items are built in memory). */
 export function pagedListReply<T extends object>(items: readonly T[], projection: Projection, cacheControl: string, page: Page | null): Reply {
