@@ -861,7 +861,8 @@ export function exerciseResponseCache(dataVersion: string): ResponseCacheStats {
     query.set('q', i % 3 === 0 ? `Ba\u010d${i}` : `Bac${i}`);
     const key = responseKey({ operation: 'exercise', params: [String(i % 7)], query, tier: 'full', countryTier: 'full', honoured: '' });
     if (cache.get(key, nowMs) !== undefined) continue;
-    // Every third kept as an answer under its request target is (runtime/http/app.ts, targetKey).
+    // Every third as an answer kept under its request target is (runtime/http/app.ts, targetKey):
+    // under another key than its ETag's, with shared operation headers.
     const held = i % 3 === 1 ? cache.insert(`target${i}`, bytes, Infinity, key, i % 2 === 0 ? headers : undefined) : cache.insert(key, i % 2 === 0 ? `{"i":${i}}` : bytes, i % 5 === 0 ? nowMs + 1 : Infinity);
     if (held.etag === null || held.length === 0) throw new Error('response cache exercise: an answer was kept without its ETag or body');
     if (i % 5 === 0) expiring = key;
