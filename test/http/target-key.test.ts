@@ -85,7 +85,7 @@ function appOver(policy: Policy): { state: WorkerState; get(target: string, plan
     stats: () => built.responses().stats(),
     get(target, plan) {
       const [path, query] = target.split('?') as [string, string | undefined];
-      const pattern = operations.map((op) => op.path).find((candidate) => new RegExp(`^${candidate.replace(/:[a-z]+/g, '[^/]+')}$`).test(path))!;
+      const pattern = operations.map((op) => op.path).find((candidate) => new RegExp(`^${candidate.replace(/:[A-Za-z]+/g, '[^/]+')}$`).test(path))!;
       const patternSegments = pattern.split('/');
       const parameters = path.split('/').filter((_, i) => patternSegments[i]!.startsWith(':'));
       const headers = new Map([['x-geoapi-key', `key-${plan}`]]);
