@@ -472,8 +472,8 @@ function limits(data: ReportData, checks: TargetCheck[]): string[] {
       out.push(
         `**Memory** after the load runs (${mib(summary.rssAfterLoad)}): the snapshot once (${mib(data.setup.snapshotBytes)}, shared by the threads), ` +
           `${mib(summary.fileRssAfterLoad)} mapped from files (the node binary and libraries, shared with other processes)` +
-          (threads ? `, the worker threads’ V8 heaps ${mib(threads.heapTotalBytes)} and what their objects hold outside them ${mib(threads.externalBytes)} (prepared index arrays built by each thread, response bodies${cache ? `: the caches hold ${mib(cache.bytes)}` : ''}, bodies not yet collected)` : '') +
-          `; the rest is the main thread’s heap, thread stacks, compiled code and what the allocator keeps. Each worker thread adds its own heap and its own prepared indexes: fewer threads, less memory.`,
+          (threads ? `, the worker threads’ V8 heaps ${mib(threads.heapTotalBytes)} and what their objects hold outside them ${mib(threads.externalBytes)} (each thread’s response cache ring, its share of the budget written ahead at start${cache ? ` (the caches hold ${mib(cache.bytes)})` : ''}; its search scratch and JSON output buffer; bodies not yet collected)` : '') +
+          `; the rest is the index structures the main thread derives once and shares with the threads (README, Memory), the main thread’s heap, thread stacks and what the allocator keeps. Each worker thread adds its own heap and scratch: fewer threads, less memory.`,
       );
     } else {
       const system: SystemName = check.target.includes('PostgreSQL') ? 'postgres' : 'naive';

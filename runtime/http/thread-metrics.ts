@@ -36,6 +36,6 @@ export function threadMetrics(cache: ResponseCacheStats, thread: { index: number
     { name: 'geoapi_response_cache_evictions_total', help: 'Answers dropped from the response caches to stay within the budget (since the snapshot was loaded).', type: 'counter', aggregator: 'sum', values: [{ value: cache.evictions, labels: {} }] },
     gauge('geoapi_worker_heap_used_bytes', 'V8 heap in use, summed over the worker threads (the snapshot is outside it).', heap.used_heap_size),
     gauge('geoapi_worker_heap_total_bytes', 'V8 heap reserved, summed over the worker threads.', heap.total_heap_size),
-    gauge('geoapi_worker_external_bytes', 'Memory outside the V8 heaps held by the worker threads\' objects (response bodies, prepared index arrays; not the shared snapshot).', heap.external_memory),
+    gauge('geoapi_worker_external_bytes', 'Memory outside the V8 heaps held by the worker threads\' objects (response cache rings, search scratch, response bodies; not the shared snapshot or derived structures).', heap.external_memory),
   ];
 }
