@@ -115,9 +115,12 @@ const setting = (name: string, fallback: number, allowZero = false): number => {
 
 export const loadAverage = (): string => loadavg().map((n) => n.toFixed(2)).join(' ');
 
-/** Spawns a server and resolves once a line of its stdout matches `ready` (group 1: the port). */
-export function startChild(name: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<Server> {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Spawns a server (node with `args`, under `wrapper` when given: a command and its arguments, such
+ * as valgrind's) and resolves once a line of its stdout matches `ready` (group 1: the port).
+ */
+export function startChild(name: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.env, wrapper: readonly string[] = []): Promise<Server> {
+  const child = wrapper.length === 0 ? spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(wrapper[0]!, [...wrapper.slice(1), process.execPath, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer): void => {

@@ -14,6 +14,7 @@ const SUITES: Record<string, { module: string; fn: string }> = {
   typos: { module: './typos.bench.js', fn: 'runTyposBench' },
   render: { module: './render.bench.js', fn: 'runRenderBench' },
   path: { module: './request-path.bench.js', fn: 'runRequestPathBench' },
+  instructions: { module: './instructions.bench.js', fn: 'runInstructionsBench' },
 };
 
 async function main(): Promise<void> {
