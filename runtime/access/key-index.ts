@@ -1,5 +1,7 @@
 // Per-request key lookup in a worker: HMAC the presented key once, one Map lookup. A small bounded
-// cache maps recently presented key strings to their entry so repeat callers skip the HMAC.
+// cache maps recently presented key strings to their entry so repeat callers skip the HMAC, and
+// the last key presented is compared first, so a caller sending one key over and over skips the
+// cache's hashing of a new string too.
 import { createHmac, type Hmac } from 'node:crypto';
 import type { Caller } from '../contract/index.js';
 import { callerFor } from './gate.js';
@@ -52,6 +54,13 @@ const NOT_FOUND: Entry = { caller: null as unknown as Caller, expiresMs: -Infini
 export class KeyIndex {
   private readonly byHash = new Map<string, Entry>();
   private readonly cache = new Map<string, Entry>();
+  /**
+   * The last key presented and its entry. Each request's key is a new string: a Map lookup hashes
+   * all of it (~600 instructions for a geoapi key), comparing it with the last one reads it once
+   * (the instructions bench: a repeated answer ~2 % fewer instructions).
+   */
+  private lastPresented = '';
+  private lastEntry = NOT_FOUND;
   private readonly secret: Buffer;
   /** Keys skipped because the policy does not know their plan (reported by the loader). */
   readonly skipped: string[] = [];
@@ -76,6 +85,7 @@ export class KeyIndex {
   /** The caller for a presented key, or null (unknown, revoked or expired: one answer for all). */
   lookup(presented: string, nowMs: number): Caller | null {
     if (presented.length === 0 || presented.length > MAX_KEY_LENGTH) return null;
+    if (presented === this.lastPresented) return nowMs < this.lastEntry.expiresMs ? this.lastEntry.caller : null;
     let entry = this.cache.get(presented);
     if (entry === undefined) {
       const hmac = createHmac('sha256', this.secret);
@@ -85,6 +95,8 @@ export class KeyIndex {
       if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
       this.cache.set(presented, entry);
     }
+    this.lastPresented = presented;
+    this.lastEntry = entry;
     return nowMs < entry.expiresMs ? entry.caller : null;
   }
 }

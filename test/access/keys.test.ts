@@ -96,6 +96,18 @@ describe('key lookup in a worker', () => {
     assert.equal(oddIndex.size, 0);
   });
 
+  it('answers a key presented again (a new string each request) as the first time, and the key after it by its own entry', () => {
+    const again = (key: string): string => [...key].join('');
+    for (let i = 0; i < 3; i++) {
+      assert.equal(index.lookup(again(active.key), now)?.plan, 'professional');
+      assert.equal(index.lookup(again(active.key), now)?.plan, 'professional');
+      assert.equal(index.lookup(again(revoked.key), now), null);
+      assert.equal(index.lookup(again(revoked.key), now), null);
+      assert.equal(index.lookup(again(expiring.key), now)?.plan, 'starter');
+      assert.equal(index.lookup(again(expiring.key), Date.parse('2030-01-01T00:00:00Z')), null, 'expired, though it was the last key presented');
+    }
+  });
+
   it('stays correct when the lookup cache fills up', () => {
     for (let i = 0; i < 10_000; i++) index.lookup(`gk_random_${i}`, now);
     assert.equal(index.lookup(active.key, now)?.plan, 'professional');

@@ -173,6 +173,16 @@ describe('the response cache', () => {
     }
   });
 
+  it('keeps keys that UTF-8 cannot carry apart from their look-alikes: a lone surrogate is not U+FFFD', () => {
+    const cache = new ResponseCache(1_000_000, 'v1');
+    const keys = ['q=\uD800', 'q=\uFFFD', 'q=\uDC00\uD800', 'q=\uD83D\uDE00', 'q=é', 'q=\u00e9', 'q=e\u0301', 'q=\u0000\u00ff'];
+    for (const key of keys) cache.insert(key, `body of ${JSON.stringify(key)}`);
+    assert.equal(cache.size, keys.length - 1, "'q=é' and 'q=\\u00e9' are one key");
+    for (const key of keys) assert.equal(Buffer.from(cache.get(key, 0)!.body(null)).toString('utf8'), `body of ${JSON.stringify(key)}`, JSON.stringify(key));
+    assert.equal(cache.get('q=\uDBFF', 0), undefined);
+    assert.notEqual(keyHash('q=\uD800'), keyHash('q=\uFFFD'));
+  });
+
   it('tells apart two keys with one hash: a lookup of the other is a miss, and both can be held', () => {
     // Two keys of one keyHash (30 bits: a few tens of thousands of keys hold a pair), Latin-1 and wide.
     const collision = (make: (i: number) => string): [string, string] => {
