@@ -254,7 +254,6 @@ const MAX_RING_BYTES = 256 * 1024 * 1024;
 const PREFAULT_STEP_BYTES = 512 * 1024;
 const PREFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
-
 /** Bookkeeping per entry beyond its bytes (its slot, its records): keeps many tiny answers bounded too. */
 const ENTRY_OVERHEAD_BYTES = 200;
 
