@@ -506,8 +506,7 @@ export class ResponseCache {
     const itemStart = this.allocate(itemBytes);
     const ring = this.ring!;
     const keyStart = itemStart + ring.write(etag, itemStart, etag.length, 'latin1');
-    // Encoded again in case the evictions above encoded another key.
-    this.encode(key);
+    // keyScratch still holds `key`'s bytes: dropping and evicting entries encode no key.
     const keyScratch = this.keyScratch;
     for (let i = 0; i < keyBytes; i++) ring[keyStart + i] = keyScratch[i]!;
     const start = keyStart + keyBytes;
@@ -878,7 +877,7 @@ const EXERCISE_BUDGET_BYTES = 512 * 1024;
 
 /**
  * Runs a throwaway cache through what a thread's own cache does only once real traffic fills it,
- * which the warm-up's small cache never did: its table rebuilding, keys that are not Latin-1,
+ * which the warm-up's small cache never did: its table rebuilding, keys that are not ASCII,
  * bodies rendered as text, entries past their age limit, second chances and evictions. Methods
  * keep V8's feedback per function, not per cache, so the thread's cache then runs optimized code
  * that has seen these paths: without it the first real load deoptimized insert, add (the table),
