@@ -33,7 +33,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BARE_SCRIPT, type BareSizes } from './http-bare.js';
-import { distinctSearchQueries, printTable, startChild, stopChild, type Server } from './http.bench.js';
+import { distinctSearchQueries, get, printTable, startChild, stopChild, type Server } from './http.bench.js';
 import { benchSnapshotDir, writeBenchKey } from './wrk.js';
 
 const DEFAULT_ROUTES = ['/v1/search/fuzzy?q=Sna%20Fransisco', '/v1/search/autocomplete?q=San', '/v1/countries/IN', '/v1/countries/US/states/CA/cities'];
@@ -162,8 +162,7 @@ async function sendAll(url: string, targets: readonly string[], key: string): Pr
 
 async function readyz(url: string): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt++) {
-    const status = await new Promise<number>((resolve) => http.get(`${url}/readyz`, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', () => resolve(0)));
-    if (status === 200) return;
+    if ((await get(`${url}/readyz`, '').catch(() => null))?.status === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   throw new Error(`${url}/readyz: not ready after 5 minutes`);
@@ -172,17 +171,7 @@ async function readyz(url: string): Promise<void> {
 /** The bytes of each repeated target's answer (the bare handler's body sizes). */
 async function answerSizes(url: string, targets: readonly string[], key: string): Promise<BareSizes> {
   const sizes: BareSizes = { byTarget: {}, byPath: {} };
-  for (const target of targets) {
-    sizes.byTarget[target] = await new Promise<number>((resolve, reject) => {
-      http
-        .get(`${url}${target}`, { headers: { 'X-GEOAPI-KEY': key } }, (res) => {
-          let bytes = 0;
-          res.on('data', (chunk: Buffer) => (bytes += chunk.byteLength));
-          res.on('end', () => resolve(bytes));
-        })
-        .on('error', reject);
-    });
-  }
+  for (const target of targets) sizes.byTarget[target] = Buffer.byteLength((await get(`${url}${target}`, key)).body);
   return sizes;
 }
 
