@@ -9,9 +9,12 @@ import type { AfterReadyRun, ReportData, RunStats, SystemName, WorkloadName, Wor
 import type { ServiceTimes } from './processes.js';
 
 export const TARGETS = {
-  mixVsPostgres: 10,
+  /** Issue 16 raised it from 10×. */
+  mixVsPostgres: 30,
   mixVsNaive: 5,
   p99Ms: 5,
+  /** The mix's p99.9 at half its peak (issue 16). */
+  mixP999Ms: 10,
   startupMs: 1000,
   /** Slowest single answer of each operation, one request at a time (the "geoapi alone" table). */
   aloneMaxMs: 5,
@@ -99,6 +102,13 @@ function targetChecks(data: ReportData): TargetCheck[] {
       ? `worst ${ms(worst.p99)} ms (${label(worst.name)})`
       : `${over.length} of ${p99s.length} above: ${over.map((r) => `${label(r.name)} ${ms(r.p99)} ms`).join(', ')}`,
     met: over.length === 0,
+  });
+  const mixFixed = mix.bySystem.geoapi?.fixed;
+  const mixP999 = mixFixed ? windowMedians(mixFixed).p999 : NaN;
+  checks.push({
+    target: `geoapi p99.9 ≤ ${TARGETS.mixP999Ms} ms at half its peak on the mix (median of the run’s three windows)`,
+    result: mixFixed ? `${ms(mixP999)} ms` : 'not measured',
+    met: mixFixed ? mixP999 <= TARGETS.mixP999Ms : null,
   });
   const geoapiSummary = data.summaries.find((s) => s.name === 'geoapi')!;
   const startup = geoapiSummary.startupMs;
@@ -406,7 +416,17 @@ function limits(data: ReportData, checks: TargetCheck[]): string[] {
   );
   for (const check of checks) {
     if (check.met !== false) continue;
-    if (check.target.includes('p99')) {
+    if (check.target.startsWith('geoapi p99.9')) {
+      const f = mix.bySystem.geoapi!.fixed!;
+      const floor = mix.floor ? windowMedians(mix.floor).p999 : null;
+      const gc = data.gc;
+      out.push(
+        `**The mix’s p99.9** at ${int(mix.targetRate)} req/s: ${ms(windowMedians(f).p999)} ms (median window; the whole run’s slowest ${ms(windowMedians(f).max)} ms)` +
+          (floor !== null ? `, against ${ms(floor)} ms for the bare uWS handler at the same rate` : '') +
+          (gc?.fixed ? `; geoapi’s garbage collections during the mix at half its peak paused a thread for up to ${ms(gc.fixed.max)} ms (Garbage collection)` : '') +
+          '. One request in a thousand meets the longest pauses of the run: its own collections, or a time slice given to another process on the shared machine.',
+      );
+    } else if (check.target.includes('p99')) {
       const p99Of = (r: WorkloadResult): number => (r.bySystem.geoapi?.fixed ? windowMedians(r.bySystem.geoapi.fixed).p99 : 0);
       const slow = data.results.filter((r) => p99Of(r) > TARGETS.p99Ms);
       const overloaded = slow.filter((r) => windowMedians(r.bySystem.geoapi!.fixed!).p50 > TARGETS.p99Ms);
