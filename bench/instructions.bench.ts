@@ -30,7 +30,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BARE_SCRIPT, type BareSizes } from './http-bare.js';
 import { distinctSearchQueries, get, printTable, startChild, stopChild, type Server } from './http.bench.js';
@@ -38,7 +38,6 @@ import { benchSnapshotDir, writeBenchKey } from './wrk.js';
 
 const DEFAULT_ROUTES = ['/v1/search/fuzzy?q=Sna%20Fransisco', '/v1/search/autocomplete?q=San', '/v1/countries/IN', '/v1/countries/US/states/CA/cities'];
 const WARM_REQUESTS = 3000;
-const CONNECTIONS = 1;
 const CLI = fileURLToPath(new URL('../runtime/cli/main.js', import.meta.url));
 
 /** What one server counted per request, by row label. */
@@ -118,9 +117,8 @@ class CountedServer {
 
   /** callgrind numbers its dumps (`<out>.1`, `.2`, …); the last one is this measurement's. */
   private dumpFile(): string {
-    const base = this.outFile.slice(this.outFile.lastIndexOf('/') + 1);
-    const dir = this.outFile.slice(0, this.outFile.lastIndexOf('/'));
-    const numbered = readdirSync(dir)
+    const base = basename(this.outFile);
+    const numbered = readdirSync(dirname(this.outFile))
       .filter((file) => file.startsWith(`${base}.`))
       .map((file) => Number(file.slice(base.length + 1)))
       .filter(Number.isInteger);
@@ -136,10 +134,9 @@ class CountedServer {
   }
 }
 
-/** Sends every target once, CONNECTIONS at a time (keep-alive); every answer must be a 200. */
+/** Sends every target once, one at a time on one keep-alive connection; every answer must be a 200. */
 async function sendAll(url: string, targets: readonly string[], key: string): Promise<void> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  let next = 0;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const one = (target: string): Promise<void> =>
     new Promise((resolve, reject) => {
       http
@@ -150,11 +147,7 @@ async function sendAll(url: string, targets: readonly string[], key: string): Pr
         .on('error', reject);
     });
   try {
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        while (next < targets.length) await one(targets[next++]!);
-      }),
-    );
+    for (const target of targets) await one(target);
   } finally {
     agent.destroy();
   }
